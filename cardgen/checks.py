@@ -1,0 +1,82 @@
+"""Composition and rule-consistency checks behind `cardgen check`.
+
+Generic checks run for every game; a game's engine module may add its own through
+`setup_checks(game)` (setup arithmetic) and `claim_checks(game)` (the source's claims).
+Results are dataclasses; validity is a flag per check, in the style of python-chess's status.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .engine import engine_module
+from .model import LANGUAGES, Game, Location
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    ok: bool
+    message: str
+    location: Location | None = None
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "ok": self.ok, "message": self.message,
+                "location": str(self.location) if self.location else None}
+
+
+@dataclass(frozen=True)
+class GameReport:
+    game_id: str
+    results: tuple[CheckResult, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    def as_dict(self) -> dict:
+        return {"game": self.game_id, "ok": self.ok, "checks": [r.as_dict() for r in self.results]}
+
+
+def check_game(game: Game, *, simulate: bool = True) -> GameReport:
+    """Run every check that applies to the game."""
+    results = [*composition_checks(game)]
+    module = engine_module(game)
+    if module is not None:
+        for hook in ("setup_checks", "claim_checks"):
+            if hasattr(module, hook):
+                results.extend(getattr(module, hook)(game))
+        if simulate and hasattr(module, "simulation_checks"):
+            results.extend(module.simulation_checks(game))
+    return GameReport(game.id, tuple(results))
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def composition_checks(game: Game) -> list[CheckResult]:
+    out = [
+        CheckResult("total", game.total == game.declared_total,
+                    f"{game.total} cards, declared total {game.declared_total}"),
+        CheckResult("type-counts", all(len(game.cards_of(t.id)) == t.count for t in game.card_types),
+                    "; ".join(f"{t.id} ×{t.count}" for t in game.card_types)),
+    ]
+    ids = [c.id for c in game.cards]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    out.append(CheckResult("unique-ids", not dupes, "all card ids unique" if not dupes else f"duplicate ids: {', '.join(dupes)}"))
+    out.append(_contiguous(ids))
+    missing = [f"{c.id}.{name}" for c in game.cards for name, value in c.fields.items()
+               if hasattr(value, "ja") and not all(getattr(value, lang) for lang in LANGUAGES)]
+    out.append(CheckResult("languages", not missing, "every text in ja and en" if not missing else f"missing text: {', '.join(missing[:5])}"))
+    return out
+
+
+def _contiguous(ids: list[str]) -> CheckResult:
+    """Numbered ids (LL01..LL32) must run 1..N without gaps, in card order."""
+    matches = [_NUMBERED.match(i) for i in ids]
+    if not all(matches) or len({m.group(1) for m in matches}) != 1:
+        return CheckResult("contiguous-ids", True, "ids are not a single numbered series (nothing to check)")
+    numbers = [int(m.group(2)) for m in matches]
+    ok = numbers == list(range(1, len(ids) + 1))
+    return CheckResult("contiguous-ids", ok, f"{ids[0]}–{ids[-1]} contiguous" if ok else f"ids do not run 1..{len(ids)} in order: {numbers}")

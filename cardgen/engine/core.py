@@ -1,0 +1,130 @@
+"""The engine core: a game's rules as states, legal actions and seeded chance.
+
+Every game module (cardgen/engine/<game>.py) defines a `Rules` subclass and a `State`
+subclass. The pattern follows OpenSpiel: a description separate from a mutable state,
+`legal_actions()` and `apply(action)`, the state decides whose turn it is, and all chance
+goes through one injected `random.Random` so that a seed plus the list of choices replays a
+game exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
+
+from ..model import Game
+
+Action = Hashable  # small, sortable, YAML-friendly: an int, a str, or a tuple of those
+
+TERMINAL = -1
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How a finished game ended. Scores are per seat; winners are seat numbers (0-based)."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]           # empty for a co-operative/solo loss
+    length: int                        # number of actions applied
+    success: bool | None = None        # co-operative / solo games: did the players win
+    ending: str | None = None          # named ending (requiem) or reason ("deck-empty", ...)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def draw(self) -> bool:
+        return len(self.winners) > 1
+
+
+class InvariantError(AssertionError):
+    """A state broke one of the engine's invariants (a bug in the rules, never user error)."""
+
+
+class IllegalAction(ValueError):
+    """An action that is not legal in the current state; the message says why."""
+
+
+class State:
+    """A game in progress. Subclasses keep every physical card in exactly one zone."""
+
+    rules: "Rules"
+    rng: random.Random
+    history: list[Action]
+
+    def current_player(self) -> int:
+        """Seat to act, or TERMINAL."""
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[Action]:
+        """Sorted list of legal actions for the current player; empty when terminal."""
+        raise NotImplementedError
+
+    def _apply(self, action: Action) -> None:
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def result(self) -> GameResult:
+        raise NotImplementedError
+
+    def zones(self) -> Mapping[str, Iterable[str]]:
+        """Every zone and the card ids in it; together they hold each physical card once."""
+        raise NotImplementedError
+
+    def describe(self, action: Action) -> str:
+        """A short human description of an action for logs and replay errors."""
+        return str(action)
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action, or raise IllegalAction naming the legal ones."""
+        legal = self.legal_actions()
+        if action not in legal:
+            shown = ", ".join(self.describe(a) for a in legal[:12])
+            more = "" if len(legal) <= 12 else f" (+{len(legal) - 12} more)"
+            raise IllegalAction(f"{self.describe(action)} is not legal for seat {self.current_player()}; legal: {shown}{more}")
+        self._apply(action)
+        self.history.append(action)
+
+    def check_invariants(self) -> None:
+        """Card conservation: every physical card in exactly one zone."""
+        seen: Counter[str] = Counter()
+        for cards in self.zones().values():
+            seen.update(cards)
+        expected = Counter(card.id for card in self.rules.game.cards)
+        if seen != expected:
+            missing = sorted((expected - seen).elements())
+            extra = sorted((seen - expected).elements())
+            raise InvariantError(f"card conservation broken: missing {missing[:6]}, duplicated or unknown {extra[:6]}")
+
+
+class Rules:
+    """A game's description: the model, the player count and the variant."""
+
+    engine_id: ClassVar[str]
+    variants: ClassVar[Sequence[str]] = ("standard",)
+    max_actions: ClassVar[int] = 10_000   # termination bound used by the random-simulation test
+
+    def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
+        if players not in game.player_counts:
+            raise ValueError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
+        if variant not in self.variants:
+            raise ValueError(f"{game.id} has no variant {variant!r}; choose from {', '.join(self.variants)}")
+        self.game = game
+        self.players = players
+        self.variant = variant
+
+    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> State:
+        """Set up a game; `deck_order` (card ids, top first) replaces the shuffle when given."""
+        raise NotImplementedError
+
+    def score_range(self) -> tuple[int, int]:
+        """Inclusive bounds any seat's score can take, checked by the random-simulation test."""
+        raise NotImplementedError
+
+
+def shuffled(rng: random.Random, ids: Sequence[str]) -> list[str]:
+    out = list(ids)
+    rng.shuffle(out)
+    return out

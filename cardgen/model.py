@@ -1,0 +1,143 @@
+"""The model of a game: plain frozen dataclasses built by `cardgen.load`.
+
+Nothing downstream of the loader reads YAML; renderers, the rulebook, the mapping and the
+engine all read these objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+LANGUAGES = ("ja", "en")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a value came from, for error messages: file, 1-based line and column."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text in both languages."""
+
+    ja: str
+    en: str
+
+    def get(self, lang: str) -> str:
+        return self.ja if lang == "ja" else self.en
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """Declares one per-card field a game uses (`card_fields` in game.yaml)."""
+
+    name: str
+    kind: str  # "int", "str", "text", "enum", "bool"
+    values: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    required: bool = False
+    label: Text | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A choice the project made where the source is silent; the rulebook prints it."""
+
+    id: str
+    text: Text
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Component:
+    """A physical component that is not a card (chips, tokens, dice)."""
+
+    id: str
+    name: Text
+    count: int | None
+    note: Text | None = None
+
+
+@dataclass(frozen=True)
+class CardType:
+    """A named kind of card with its copy count and shared fields."""
+
+    id: str
+    name: Text
+    count: int
+    fields: Mapping[str, Any]
+    note: Text | None = None
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    """One physical card: its id (e.g. LL01), its type and its own merged fields."""
+
+    id: str
+    type_id: str
+    copy: int  # 1-based copy number within its type
+    name: Text
+    fields: Mapping[str, Any]
+    location: Location | None = None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)
+
+
+@dataclass(frozen=True)
+class Game:
+    """Everything the data of one game says."""
+
+    id: str
+    title: Text
+    min_players: int
+    max_players: int
+    card_size: str
+    root: Path
+    field_specs: Mapping[str, FieldSpec]
+    card_types: tuple[CardType, ...]
+    cards: tuple[Card, ...]
+    declared_total: int
+    components: tuple[Component, ...] = ()
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    decisions: tuple[Decision, ...] = ()
+    claims: tuple[Mapping[str, Any], ...] = ()
+    engine: str | None = None
+    source: str | None = None
+    summary: Text | None = None
+    back: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return len(self.cards)
+
+    @property
+    def player_counts(self) -> range:
+        return range(self.min_players, self.max_players + 1)
+
+    def card_type(self, type_id: str) -> CardType:
+        for card_type in self.card_types:
+            if card_type.id == type_id:
+                return card_type
+        raise KeyError(type_id)
+
+    def cards_of(self, type_id: str) -> tuple[Card, ...]:
+        return tuple(card for card in self.cards if card.type_id == type_id)
+
+    def param(self, name: str) -> Any:
+        """Return a rule parameter; a missing one is a data error, reported by name."""
+        try:
+            return self.parameters[name]
+        except KeyError:
+            raise KeyError(f"{self.id}: rule parameter {name!r} is missing from game.yaml") from None
