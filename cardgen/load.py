@@ -160,7 +160,11 @@ class _Reader:
         if not isinstance(node, yaml.ScalarNode):
             self.error(node, f"{what} must be {_article(kind)}, not {_kind(node)}")
             return None
-        value = _construct(node)
+        try:
+            value = _construct(node)
+        except yaml.YAMLError:
+            self.error(node, f"{what}: the tag {node.tag} is not allowed; write a plain value")
+            return None
         ok = {
             "int": isinstance(value, int) and not isinstance(value, bool),
             "str": isinstance(value, str) and value.strip() != "",
@@ -191,7 +195,11 @@ class _Reader:
 
     def plain(self, node: yaml.Node) -> Any:
         """Convert a node with no schema (rule parameters, claims) to plain Python values."""
-        return _construct(node)
+        try:
+            return _construct(node)
+        except yaml.YAMLError as exc:
+            self.error(node, f"only plain YAML values are allowed here ({getattr(exc, 'problem', exc)})")
+            return None
 
 
 def _construct(node: yaml.Node) -> Any:

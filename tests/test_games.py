@@ -1,0 +1,121 @@
+"""The four bundled games: counts from the sources, composition checks, list and export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from cardgen.checks import check_game
+from cardgen.cli import cli
+from cardgen.load import bundled_game_ids, load_game
+
+from .conftest import BUNDLED
+
+
+def test_all_four_games_are_bundled():
+    assert set(BUNDLED) <= set(bundled_game_ids())
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_composition_checks_pass(game_id):
+    report = check_game(load_game(game_id), simulate=False)
+    failed = [r for r in report.results if not r.ok]
+    assert not failed, failed
+
+
+def test_llll_counts_match_the_source():
+    game = load_game("llll")
+    expected = {"princess": (2, 5), "noble": (2, 4), "general": (2, 4), "magician": (4, 3),
+                "priest": (4, 3), "knight": (4, 2), "fortune_teller": (4, 2), "maid": (10, 1)}
+    assert {t.id: (t.count, t.fields["vp"]) for t in game.card_types} == expected
+    assert [c.id for c in game.cards] == [f"LL{n:02d}" for n in range(1, 33)]
+    assert game.param("starting_action_points") == 10
+    assert game.param("rounds") == 8
+    assert game.param("action_point_divisor") == 3
+    assert game.param("set_aside_unseen")[3] == 8
+    assert (game.min_players, game.max_players) == (3, 4)
+
+
+def test_requiem_counts_match_the_source():
+    game = load_game("requiem")
+    assert game.total == 49
+    sides = Counter(c.get("side") for c in game.cards)
+    assert sides == {"ally": 28, "enemy": 21}
+    by_rank = Counter(c.get("rank") for c in game.cards)
+    assert by_rank == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 6, 9: 5, 10: 4, 11: 3, 12: 2, 13: 1}
+    # Seven suits of seven consecutive ranks: suit k holds ranks k..k+6.
+    for suit in game.param("suits"):
+        ranks = sorted(c.get("rank") for c in game.cards if c.get("suit") == suit["id"])
+        assert ranks == list(range(suit["first_rank"], suit["first_rank"] + 7)), suit["id"]
+    princes = {c.get("suit") for c in game.cards_of("prince")}
+    assert princes == {"medal", "hourglass", "coffin"}
+    assert {c.get("suit") for c in game.cards_of("mage")} == {"hourglass", "coffin"}
+
+
+def test_requiem_setup_arithmetic_is_checked():
+    results = {r.id: r for r in check_game(load_game("requiem"), simulate=False).results}
+    assert results["setup-initial-deal"].ok and "15 cards" in results["setup-initial-deal"].message
+    assert results["setup-city-deck"].ok and "= 17 cards" in results["setup-city-deck"].message
+
+
+def test_llll_setup_fails_when_rounds_change(game_copy):
+    folder = game_copy("llll")
+    path = folder / "game.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("rounds: 8 ", "rounds: 7 "), encoding="utf-8")
+    results = {r.id: r for r in check_game(load_game(str(folder)), simulate=False).results}
+    assert not results["setup-3p"].ok and not results["setup-4p"].ok
+
+
+def test_check_exit_codes(game_copy):
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["check", "llll", "requiem", "--no-simulate"])
+    assert ok.exit_code == 0, ok.output
+    assert "llll: ok" in ok.output
+    folder = game_copy("llll")
+    path = folder / "game.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("rounds: 8 ", "rounds: 9 "), encoding="utf-8")
+    bad = runner.invoke(cli, ["check", str(folder), "--no-simulate", "--format", "json"])
+    assert bad.exit_code == 1
+    report = json.loads(bad.output)
+    assert report[0]["ok"] is False
+    assert any(c["id"] == "setup-3p" and not c["ok"] for c in report[0]["checks"])
+
+
+def test_list_shows_titles_players_and_totals():
+    result = CliRunner().invoke(cli, ["list"])
+    assert result.exit_code == 0
+    assert "Love Letter to Lady Luck" in result.output and "ラブレター・トゥ・レディ・ラック" in result.output
+    assert "(3-4 players, 32 cards)" in result.output
+    assert "(3 players, 49 cards)" in result.output
+
+
+def test_export_json_has_one_object_per_card():
+    result = CliRunner().invoke(cli, ["export", "requiem", "--format", "json"])
+    assert result.exit_code == 0
+    cards = json.loads(result.output)["cards"]
+    assert len(cards) == 49
+    king = next(c for c in cards if c["type"] == "king")
+    assert king["name"] == {"ja": "王", "en": "King"}
+    assert king["rank"] == 13 and king["side"] == "ally" and king["suit"] == "coffin"
+
+
+def test_export_csv_to_file(tmp_path):
+    target = tmp_path / "llll.csv"
+    result = CliRunner().invoke(cli, ["export", "llll", "--format", "csv", "-o", str(target)])
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
+    assert len(rows) == 32
+    assert rows[0]["id"] == "LL01" and rows[0]["name_en"] == "Princess" and rows[0]["vp"] == "5"
+    assert Counter(r["name_ja"] for r in rows)["侍女"] == 10
+
+
+def test_game_outside_the_package(game_copy):
+    folder = game_copy("requiem")
+    result = CliRunner().invoke(cli, ["export", str(folder), "--format", "json"])
+    assert result.exit_code == 0
+    assert len(json.loads(result.output)["cards"]) == 49
