@@ -1,0 +1,213 @@
+"""Playtest kit: score and record sheets, a feedback form and a token sheet, as one PDF.
+
+What each game's sheets hold is data (`templates/<game>/playtest.yaml`); the feedback form
+is shared (`templates/common/feedback.yaml`). Numbers on the sheets (rounds, bonus tables,
+ending scores) come from the game's parameters, so they follow the rules when those change.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+import yaml
+from reportlab.lib.units import mm
+
+from ..errors import CardgenError
+from ..load import package_root
+from ..model import Game
+from .pages import INK, MARGIN, PAGE_W, RULE, PageWriter, text_of
+
+
+def templates_dir(game: Game) -> Path:
+    """A game's templates: beside its data folder when it has its own, else the bundled ones."""
+    own = game.root.parent.parent / "templates" / game.root.name
+    return own if own.is_dir() else package_root() / "templates" / game.id
+
+
+def load_spec(path: Path) -> dict:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            spec = yaml.safe_load(handle)
+    except FileNotFoundError:
+        raise CardgenError(f"{path}: missing; create it to describe this game's playtest sheets") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise CardgenError(f"{where}: YAML syntax error ({getattr(exc, 'problem', exc)}); fix it") from None
+    if not isinstance(spec, dict):
+        raise CardgenError(f"{path}:1:1: must be a mapping with 'sheets' and optional 'tokens'")
+    return spec
+
+
+def resolve_count(game: Game, value: Any) -> int:
+    """A count in a spec: a number, 'players' (the most players), or a rule parameter name."""
+    if isinstance(value, int):
+        return value
+    if value == "players":
+        return game.max_players
+    number = game.param(value)
+    if not isinstance(number, int):
+        raise CardgenError(f"{game.id}: playtest count '{value}' must name a whole-number parameter")
+    return number
+
+
+def build_playtest(game: Game, lang: str) -> bytes:
+    """Render the playtest kit of `game` in `lang` and return the PDF bytes."""
+    spec = load_spec(templates_dir(game) / "playtest.yaml")
+    feedback = load_spec(package_root() / "templates" / "common" / "feedback.yaml")
+    buffer = io.BytesIO()
+    title = {"ja": "プレイテスト・キット", "en": "Playtest kit"}[lang]
+    writer = PageWriter.create(buffer, game, lang, title)
+    first = True
+    for sheet in spec.get("sheets", []):
+        if not first:
+            writer.new_page()
+        first = False
+        writer.heading(text_of(sheet["title"], lang))
+        for block in sheet.get("blocks", []):
+            _draw_block(writer, game, lang, block)
+    writer.new_page()
+    _draw_feedback(writer, lang, feedback)
+    if spec.get("tokens"):
+        writer.new_page()
+        _draw_tokens(writer, game, lang, spec["tokens"])
+    writer.finish()
+    return buffer.getvalue()
+
+
+def _labels(game: Game, lang: str, rows: Any) -> list[str]:
+    if isinstance(rows, list):
+        return [text_of(r, lang) for r in rows]
+    count = resolve_count(game, rows["count"])
+    return [text_of(rows["label"], lang).format(n=n) for n in range(1, count + 1)]
+
+
+def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict) -> None:
+    if "text" in block:
+        writer.paragraph(_fill(game, text_of(block["text"], lang)))
+    elif "grid" in block:
+        _draw_grid(writer, game, lang, block["grid"])
+    elif "param_table" in block:
+        table = block["param_table"]
+        if table.get("title"):
+            writer.heading(text_of(table["title"], lang), size=11)
+        headers = [text_of(h, lang) for h in table["columns"]]
+        rows = [[_cell(game, lang, entry, key) for key in table["keys"]] for entry in game.param(table["param"])]
+        writer.grid(headers, rows, row_height=6.5 * mm)
+    elif "repeat" in block:
+        count = resolve_count(game, block["repeat"]["count"])
+        for n in range(1, count + 1):
+            for inner in block["repeat"]["blocks"]:
+                _draw_block(writer, game, lang, _format_titles(inner, lang, n))
+    else:
+        raise CardgenError(f"{game.id}: playtest block {sorted(block)} is unknown; use text, grid, param_table or repeat")
+
+
+def _format_titles(block: dict, lang: str, n: int) -> dict:
+    if "grid" in block and "title" in block["grid"]:
+        grid = dict(block["grid"])
+        grid["title"] = text_of(grid["title"], lang).format(n=n)
+        return {"grid": grid}
+    return block
+
+
+def _cell(game: Game, lang: str, entry: Any, key: str) -> str:
+    value = entry.get(key, "") if isinstance(entry, dict) else entry
+    if isinstance(value, dict):
+        return text_of(value, lang)
+    return "" if value is None else str(value)
+
+
+def _fill(game: Game, text: str) -> str:
+    """Replace {param_name} with the rule parameter's value."""
+    out = text
+    for name, value in game.parameters.items():
+        if isinstance(value, (int, str)):
+            out = out.replace("{" + name + "}", str(value))
+    return out
+
+
+def _draw_grid(writer: PageWriter, game: Game, lang: str, grid: dict) -> None:
+    if grid.get("title"):
+        writer.heading(_fill(game, text_of(grid["title"], lang)), size=11)
+    row_labels = [_fill(game, label) for label in _labels(game, lang, grid["rows"])]
+    columns = [_fill(game, text_of(c, lang)) for c in grid["columns"]]
+    label_header = text_of(grid.get("label_header", ""), lang)
+    groups = None
+    if "per_player" in grid:
+        players = resolve_count(game, grid["per_player"].get("count", "players"))
+        group_label = text_of(grid["per_player"]["label"], lang)
+        headers = [label_header] + columns * players
+        groups = [("", 1)] + [(group_label.format(n=n), len(columns)) for n in range(1, players + 1)]
+        widths = [grid.get("label_width", 1.4)] + [1.0] * (len(columns) * players)
+    else:
+        headers = [label_header] + columns
+        widths = [grid.get("label_width", 1.4)] + [float(w) for w in grid.get("widths", [1.0] * len(columns))]
+    rows = [[label] + [""] * (len(headers) - 1) for label in row_labels]
+    writer.grid(headers, rows, widths=widths, group_headers=groups,
+                row_height=float(grid.get("row_height_mm", 7.5)) * mm)
+
+
+def _draw_feedback(writer: PageWriter, lang: str, feedback: dict) -> None:
+    writer.heading(text_of(feedback["title"], lang))
+    writer.paragraph(text_of(feedback["intro"], lang))
+    scale = feedback.get("scale", 5)
+    for question in feedback["questions"]:
+        writer.ensure(22 * mm)
+        writer.paragraph(text_of(question["text"], lang), size=10, gap=1)
+        c = writer.canvas
+        if question.get("kind") == "scale":
+            low, high = text_of(question["low"], lang), text_of(question["high"], lang)
+            c.setFont(writer.font, 8)
+            c.setFillColorRGB(*INK)
+            c.drawString(MARGIN + 4 * mm, writer.y - 6 * mm, low)
+            x0 = MARGIN + 48 * mm
+            for i in range(scale):
+                x = x0 + i * 14 * mm
+                c.setStrokeColorRGB(*RULE)
+                c.circle(x, writer.y - 5 * mm, 2.6 * mm, stroke=1, fill=0)
+                c.drawCentredString(x, writer.y - 10.5 * mm, str(i + 1))
+            c.drawString(x0 + scale * 14 * mm - 4 * mm, writer.y - 6 * mm, high)
+            writer.y -= 15 * mm
+        else:
+            lines = int(question.get("lines", 3))
+            c.setStrokeColorRGB(*RULE)
+            c.setLineWidth(0.4)
+            for _ in range(lines):
+                writer.y -= 8 * mm
+                c.line(MARGIN + 4 * mm, writer.y, PAGE_W - MARGIN, writer.y)
+            writer.y -= 5 * mm
+
+
+def _draw_tokens(writer: PageWriter, game: Game, lang: str, tokens: list[dict]) -> None:
+    """Round tokens to cut out, packed in rows; each kind says its value and caption."""
+    writer.heading({"ja": "チップ・トークンシート", "en": "Chips and tokens"}[lang])
+    writer.paragraph({"ja": "厚紙に印刷して切り抜いてください。",
+                      "en": "Print on card stock and cut out."}[lang])
+    c = writer.canvas
+    for token in tokens:
+        diameter = float(token.get("diameter_mm", 16)) * mm
+        count = resolve_count(game, token["count"])
+        caption = text_of(token.get("caption", ""), lang)
+        label = str(token["label"])
+        writer.heading(f"{text_of(token['name'], lang)} × {count}", size=11)
+        per_row = max(1, int((writer.width + 2 * mm) // (diameter + 2 * mm)))
+        for row in range(math.ceil(count / per_row)):
+            writer.ensure(diameter + 2 * mm)
+            for col in range(min(per_row, count - row * per_row)):
+                cx = MARGIN + diameter / 2 + col * (diameter + 2 * mm)
+                cy = writer.y - diameter / 2
+                c.setStrokeColorRGB(*INK)
+                c.setLineWidth(0.6)
+                c.setFillColorRGB(*token.get("rgb", (1, 1, 1)))
+                c.circle(cx, cy, diameter / 2, stroke=1, fill=1)
+                c.setFillColorRGB(*INK)
+                c.setFont(writer.font, diameter * 0.42)
+                c.drawCentredString(cx, cy - diameter * 0.08, label)
+                c.setFont(writer.font, diameter * 0.16)
+                c.drawCentredString(cx, cy - diameter * 0.33, caption)
+            writer.y -= diameter + 2 * mm
+        writer.y -= 3 * mm
