@@ -1,0 +1,729 @@
+"""The standard-deck reference sheet: which ordinary playing card stands for which game card.
+
+`build_standard_sheet(game, lang)` returns an A4 PDF (bytes, identical on every run) in one
+language; `mapping_appendix_flowables(game, lang)` returns the same content as platypus
+flowables for a rulebook appendix. Suit symbols are drawn as vector shapes (`draw_suit`,
+`draw_index`), never taken from a font, so they look the same in every viewer and printer
+and need no symbol font. Text is IPAex Gothic, embedded and subset.
+
+This module only draws: every fact comes from `cardgen.mapping.MappingReport`.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from ..files import write_atomic
+from ..fonts import register_fonts
+from ..mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
+from ..model import Game, Text
+from ..text import break_lines
+
+RED = colors.HexColor("#C8102E")
+BLACK = colors.HexColor("#111111")
+GREY = colors.HexColor("#666666")
+RULE = colors.HexColor("#BBBBBB")
+SHADE = colors.HexColor("#F2F2F2")
+
+MARGIN = 15 * mm
+
+
+def suit_colour(suit: str | None) -> colors.Color:
+    """Red for hearts, diamonds and the red joker; black otherwise; grey for a joker of either colour."""
+    if suit in ("hearts", "diamonds", "red"):
+        return RED
+    if suit is None:
+        return GREY
+    return BLACK
+
+
+# --- vector suits -----------------------------------------------------------------------------
+
+def _tangent_points(px: float, py: float, cx: float, cy: float, r: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The two points where lines from (px, py) touch the circle (cx, cy, r)."""
+    dx, dy = px - cx, py - cy
+    d = math.hypot(dx, dy)
+    a = math.acos(r / d)
+    base = math.atan2(dy, dx)
+    return ((cx + r * math.cos(base + a), cy + r * math.sin(base + a)),
+            (cx + r * math.cos(base - a), cy + r * math.sin(base - a)))
+
+
+def _lobes(canvas, cx: float, cy: float, s: float, tip_y: float, lobe_y: float) -> None:
+    """A heart-like shape of height s centred at (cx, cy): two lobes and a tip (tip up or down)."""
+    r = 0.27 * s
+    lx, rx, ly = cx - 0.235 * s, cx + 0.235 * s, cy + lobe_y * s
+    tx, ty = cx, cy + tip_y * s
+    canvas.circle(lx, ly, r, stroke=0, fill=1)
+    canvas.circle(rx, ly, r, stroke=0, fill=1)
+    outer_l = min(_tangent_points(tx, ty, lx, ly, r), key=lambda p: p[0])
+    outer_r = max(_tangent_points(tx, ty, rx, ly, r), key=lambda p: p[0])
+    path = canvas.beginPath()
+    path.moveTo(tx, ty)
+    path.lineTo(*outer_l)
+    path.lineTo(lx, ly)
+    path.lineTo(rx, ly)
+    path.lineTo(*outer_r)
+    path.close()
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def _stem(canvas, cx: float, cy: float, s: float, top: float) -> None:
+    path = canvas.beginPath()
+    path.moveTo(cx - 0.03 * s, cy + top * s)
+    path.curveTo(cx - 0.04 * s, cy - 0.3 * s, cx - 0.12 * s, cy - 0.44 * s, cx - 0.19 * s, cy - 0.5 * s)
+    path.lineTo(cx + 0.19 * s, cy - 0.5 * s)
+    path.curveTo(cx + 0.12 * s, cy - 0.44 * s, cx + 0.04 * s, cy - 0.3 * s, cx + 0.03 * s, cy + top * s)
+    path.close()
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def _star(canvas, cx: float, cy: float, s: float) -> None:
+    path = canvas.beginPath()
+    for i in range(10):
+        radius = 0.5 * s if i % 2 == 0 else 0.2 * s
+        angle = math.pi / 2 + i * math.pi / 5
+        x, y = cx + radius * math.cos(angle), cy + radius * math.sin(angle) - 0.03 * s
+        path.moveTo(x, y) if i == 0 else path.lineTo(x, y)
+    path.close()
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def draw_suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> None:
+    """Draw a suit symbol of height `size` centred on (cx, cy) as filled vector shapes.
+
+    `suit` is spades, hearts, diamonds or clubs; for a joker pass None, "red" or "black"
+    (a star). The fill colour is set here and restored afterwards.
+    """
+    canvas.saveState()
+    canvas.setFillColor(suit_colour(suit))
+    s = size
+    if suit == "diamonds":
+        path = canvas.beginPath()
+        path.moveTo(cx, cy + 0.5 * s)
+        path.lineTo(cx + 0.37 * s, cy)
+        path.lineTo(cx, cy - 0.5 * s)
+        path.lineTo(cx - 0.37 * s, cy)
+        path.close()
+        canvas.drawPath(path, stroke=0, fill=1)
+    elif suit == "hearts":
+        _lobes(canvas, cx, cy, s, tip_y=-0.5, lobe_y=0.23)
+    elif suit == "spades":
+        _lobes(canvas, cx, cy + 0.08 * s, s * 0.86, tip_y=0.5 / 0.86 * 0.92, lobe_y=-0.14)
+        _stem(canvas, cx, cy, s, top=0.0)
+    elif suit == "clubs":
+        r = 0.2 * s
+        canvas.circle(cx, cy + 0.27 * s, r, stroke=0, fill=1)
+        canvas.circle(cx - 0.23 * s, cy - 0.06 * s, r, stroke=0, fill=1)
+        canvas.circle(cx + 0.23 * s, cy - 0.06 * s, r, stroke=0, fill=1)
+        canvas.circle(cx, cy + 0.05 * s, 0.12 * s, stroke=0, fill=1)
+        _stem(canvas, cx, cy, s, top=0.05)
+    else:
+        _star(canvas, cx, cy, s)
+    canvas.restoreState()
+
+
+def suit_width(size: float) -> float:
+    """The width `draw_suit` uses at this height (for layout)."""
+    return 0.8 * size
+
+
+def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, size: float,
+               font: str | None = None, align: str = "left") -> float:
+    """Draw a corner index (rank above a vector suit) with its top at `top`; return its height.
+
+    `rank_label` and `suit` are what `cardgen.mapping.corner_index` returns. `size` is the
+    rank's font size in points; the suit below is drawn 0.8 times as tall. `align` is left,
+    centre or right about `x` (use right in a right-hand corner). Rotate the canvas 180°
+    about the card centre before calling to draw the opposite corner.
+    """
+    font = font or register_fonts()[0]
+    canvas.saveState()
+    canvas.setFillColor(suit_colour(suit))
+    label = "JK" if rank_label in ("JK", "JOKER") else rank_label
+    width = pdfmetrics.stringWidth(label, font, size)
+    cap = size * 0.75
+    centre = {"left": x + width / 2, "centre": x, "center": x, "right": x - width / 2}[align]
+    canvas.setFont(font, size)
+    canvas.drawCentredString(centre, top - cap, label)
+    suit_size = size * 0.8
+    draw_suit(canvas, suit, centre, top - cap - size * 0.25 - suit_size / 2, suit_size)
+    canvas.restoreState()
+    return cap + size * 0.25 + suit_size
+
+
+# --- words ------------------------------------------------------------------------------------
+
+WORDS = {
+    "title": Text("トランプで遊ぶ", "Playing with standard cards"),
+    "appendix": Text("付録：トランプで遊ぶ", "Appendix: playing with standard cards"),
+    "setup": Text("準備", "Setup"),
+    "take": Text("使うカード", "Cards to take"),
+    "suits": Text("スートの対応", "Suits"),
+    "read": Text("カードの読み方", "Reading the cards"),
+    "table": Text("対応表", "Card table"),
+    "print": Text("印刷が必要なカード", "Cards to print"),
+    "note": Text("注記", "Note"),
+    "col_std": Text("トランプ", "Standard card"),
+    "col_card": Text("カード", "Card"),
+    "col_text": Text("内容", "Text"),
+    "jokers": Text("ジョーカー", "Jokers"),
+    "joker": Text("ジョーカー", "Joker"),
+    "red_joker": Text("赤のジョーカー", "Red joker"),
+    "black_joker": Text("黒のジョーカー", "Black joker"),
+    "print_all": Text("印刷", "print"),
+}
+
+
+def _w(key: str, lang: str) -> str:
+    return WORDS[key].get(lang)
+
+
+def _decks_sentence(report: MappingReport, game: Game, lang: str) -> str:
+    n, total, mapped, to_print = report.decks_needed, len(report.entries), len(report.mapped), len(report.must_print)
+    jokers = sum(1 for e in report.mapped if e.standard.is_joker)
+    if lang == "ja":
+        if not mapped:
+            return f"トランプで代用できるカードはない。{total}枚すべてを印刷する。"
+        parts = [f"必要なトランプ：{n}組（{'ジョーカー' + str(jokers) + '枚を含む' if jokers else 'ジョーカーは使わない'}）。"]
+        if to_print:
+            parts.append(f"{total}枚のうち{mapped}枚をトランプで代用し、{to_print}枚は印刷が必要。")
+        else:
+            parts.append(f"{total}枚すべてをトランプで代用でき、印刷が必要なカードはない。")
+        return "".join(parts)
+    if not mapped:
+        return f"No card maps to a standard card: print all {total}."
+    deck_word = "deck" if n == 1 else "decks"
+    joker_part = f"{jokers} joker{'s' if jokers != 1 else ''} used" if jokers else "no jokers"
+    first = f"Needs {n} standard {deck_word} ({joker_part}). "
+    if to_print:
+        return first + f"{mapped} of the {total} cards map to standard cards; {to_print} must be printed."
+    return first + f"All {total} cards map to standard cards; none must be printed."
+
+
+def _rule_sentence(rule, game: Game, lang: str) -> str:
+    if rule.text:
+        return rule.text.get(lang)
+    by = {
+        "rank": Text("ランク（数字）", "the rank"), "suit": Text("スート（マーク）", "the suit"),
+        "colour": Text("色（赤・黒）", "the colour (red or black)"), "card": Text("ランクとスート", "the rank and suit"),
+    }[rule.by].get(lang)
+    if rule.what == "type":
+        what = Text("カードの種類", "the card type").get(lang)
+    else:
+        spec = game.field_specs.get(rule.what)
+        label = spec.label.get(lang) if spec and spec.label else rule.what
+        what = label if lang == "ja" else f"the {label}"
+    names = [game.card_type(t).name.get(lang) for t in rule.types]
+    if lang == "ja":
+        among = f"{'・'.join(names)}では、" if names else ""
+        return f"{among}{by}だけで{what}がわかる。"
+    among = f" (among {', '.join(names[:-1]) + ' and ' + names[-1] if len(names) > 1 else names[0]})" if names else ""
+    return f"{by[0].upper()}{by[1:]} alone tells {what}{among}."
+
+
+def _value_sentence(report: MappingReport, game: Game, lang: str) -> str | None:
+    if not report.value_field:
+        return None
+    spec = game.field_specs[report.value_field]
+    label = spec.label.get(lang) if spec.label else report.value_field
+    if lang == "ja":
+        return f"ランクがそのまま{label}になる（A＝1、J＝11、Q＝12、K＝13）。ルールが比べたり足したりする数はトランプでも同じ。"
+    return f"A card's rank is its {label} (A = 1, J = 11, Q = 12, K = 13): the numbers the rules add and compare stay the same."
+
+
+def _field_text(game: Game, report: MappingReport, name: str, value: Any, lang: str) -> str:
+    spec = game.field_specs[name]
+    label = spec.label.get(lang) if spec.label else name
+    if isinstance(value, Text):
+        return value.get(lang)
+    if isinstance(value, bool):
+        return label if value else ""
+    if spec.kind == "enum" or name == report.suit_field:
+        if name == report.suit_field:
+            for s in report.suit_map:
+                if s.value == value and s.name:
+                    return f"{label}：{s.name.get(lang)}" if lang == "ja" else f"{label}: {s.name.get(lang)}"
+        named = report.labels.get(name, {}).get(value)
+        return named.get(lang) if named else str(value)
+    return f"{label} {value}"
+
+
+# --- flowables --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Style:
+    font: str
+    size: float
+    leading: float
+    colour: Any = BLACK
+    space_before: float = 0
+    space_after: float = 0
+
+
+def default_styles() -> dict[str, Style]:
+    gothic, _mincho = register_fonts()
+    return {
+        "title": Style(gothic, 16, 21, BLACK, 0, 4),
+        "h2": Style(gothic, 11.5, 15, BLACK, 8, 3),
+        "body": Style(gothic, 9, 13, BLACK, 0, 3),
+        "small": Style(gothic, 7.5, 10, GREY, 0, 0),
+        "cell": Style(gothic, 8.5, 11.5, BLACK, 0, 0),
+        "cell_name": Style(gothic, 9.5, 12.5, BLACK, 0, 0),
+    }
+
+
+class Lines(Flowable):
+    """A paragraph broken by `cardgen.text.break_lines` (BudouX phrases and kinsoku for Japanese)."""
+
+    def __init__(self, text: str, lang: str, style: Style, bullet: str = "") -> None:
+        super().__init__()
+        self.text, self.lang, self.style, self.bullet = text, lang, style, bullet
+        self.spaceBefore, self.spaceAfter = style.space_before, style.space_after
+        self._lines: list[str] = []
+
+    def _indent(self) -> float:
+        return pdfmetrics.stringWidth(self.bullet, self.style.font, self.style.size) if self.bullet else 0.0
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        self.width = avail_width
+        self._lines = break_lines(self.text, self.style.font, self.style.size, max(avail_width - self._indent(), 10), self.lang)
+        self.height = len(self._lines) * self.style.leading
+        return avail_width, self.height
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        self.wrap(avail_width, avail_height)
+        fit = int(avail_height // self.style.leading)
+        if fit < 2 or fit >= len(self._lines):
+            return []
+        sep = "\n"
+        head = Lines(sep.join(self._lines[:fit]), self.lang, Style(**{**self.style.__dict__, "space_after": 0}), self.bullet)
+        tail = Lines(sep.join(self._lines[fit:]), self.lang, Style(**{**self.style.__dict__, "space_before": 0}))
+        tail.bullet_indent = self._indent()
+        return [head, tail]
+
+    def draw(self) -> None:
+        c = self.canv
+        st = self.style
+        c.setFont(st.font, st.size)
+        c.setFillColor(st.colour)
+        indent = self._indent() or getattr(self, "bullet_indent", 0.0)
+        y = self.height - st.leading + (st.leading - st.size) / 2 + st.size * 0.12
+        for i, line in enumerate(self._lines):
+            if i == 0 and self.bullet:
+                c.drawString(0, y, self.bullet)
+            _draw_text_with_suits(c, indent, y, line, st.font, st.size, st.colour)
+            y -= st.leading
+
+
+_GLYPH_SUITS = {"♠": "spades", "♤": "spades", "♥": "hearts", "♡": "hearts",
+                "♦": "diamonds", "♢": "diamonds", "♣": "clubs", "♧": "clubs"}
+
+
+def _draw_text_with_suits(c, x: float, y: float, text: str, font: str, size: float, colour) -> None:
+    """drawString, except that suit characters are drawn as vector suits in their advance width."""
+    if not any(ch in _GLYPH_SUITS for ch in text):
+        c.drawString(x, y, text)
+        return
+    run = ""
+    for ch in text + "\0":
+        if ch in _GLYPH_SUITS or ch == "\0":
+            if run:
+                c.setFillColor(colour)
+                c.drawString(x, y, run)
+                x += pdfmetrics.stringWidth(run, font, size)
+                run = ""
+            if ch == "\0":
+                break
+            advance = pdfmetrics.stringWidth(ch, font, size)
+            draw_suit(c, _GLYPH_SUITS[ch], x + advance / 2, y + size * 0.36, size * 0.8)
+            x += advance
+        else:
+            run += ch
+    c.setFillColor(colour)
+
+
+class CardChips(Flowable):
+    """Standard cards in a row ("10♠ ×2  J♥"), vector suits, wrapping to the width."""
+
+    def __init__(self, cards: Sequence[tuple[StandardCard, int]], lang: str, size: float = 10, lead_suit: str | None = None) -> None:
+        super().__init__()
+        self.cards, self.lang, self.size = list(cards), lang, size
+        # With a lead suit the row starts with that suit's symbol and the cards show ranks only
+        # ("♠  A 2 3 5×2"), as in the "Cards to take" list.
+        self.lead = lead_suit
+        self.font = register_fonts()[0]
+        self._rows: list[list[tuple[float, Any]]] = []
+
+    def _merged(self) -> list[tuple[StandardCard, tuple[str, ...], int]]:
+        """Consecutive cards of one rank with the same count become one chip: (card, suits, count)."""
+        out: list[tuple[StandardCard, tuple[str, ...], int]] = []
+        for std, count in self.cards:
+            if out and not self.lead and not std.is_joker and not out[-1][0].is_joker \
+                    and out[-1][0].rank == std.rank and out[-1][2] == count:
+                first, suits, n = out[-1]
+                out[-1] = (first, suits + (std.suit,), n)
+            else:
+                out.append((std, (std.suit,) if not std.is_joker else (), count))
+        return out
+
+    def _items(self) -> list[tuple[float, Any]]:
+        s = self.size
+        out: list[tuple[float, Any]] = []
+        for std, suits, count in self._merged():
+            if std.is_joker:
+                label = _w({None: "joker", "red": "red_joker", "black": "black_joker"}[std.suit], self.lang)
+                width = suit_width(s) + 2 + pdfmetrics.stringWidth(label, self.font, s * 0.85)
+            elif self.lead:
+                label = std.rank_label
+                width = pdfmetrics.stringWidth(label, self.font, s)
+            else:
+                label = std.rank_label
+                width = pdfmetrics.stringWidth(label, self.font, s) + 1 + len(suits) * suit_width(s * 0.9) + (len(suits) - 1) * 0.8
+            extra = f"×{count}" if count > 1 else ""
+            if extra:
+                width += 1.5 + pdfmetrics.stringWidth(extra, self.font, s * 0.75)
+            out.append((width, (std, suits, label, extra)))
+        return out
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        gap = self.size * 0.7
+        start = (suit_width(self.size) + self.size) if self.lead else 0
+        rows: list[list[tuple[float, Any]]] = [[]]
+        x = start
+        for width, item in self._items():
+            if rows[-1] and x + width > avail_width:
+                rows.append([])
+                x = start
+            rows[-1].append((width, item))
+            x += width + gap
+        self._rows = rows
+        self.width = avail_width
+        self.height = max(1, len(rows)) * self.size * 1.35
+        return avail_width, self.height
+
+    def draw(self) -> None:
+        c, s = self.canv, self.size
+        gap = s * 0.7
+        line = s * 1.35
+        start = (suit_width(s) + s) if self.lead else 0
+        base = self.height - line + (line - s) / 2 + s * 0.12
+        if self.lead:
+            draw_suit(c, self.lead, suit_width(s) / 2, base + s * 0.36, s * 1.0)
+        for r, row in enumerate(self._rows):
+            x = start
+            y = base - r * line
+            for width, (std, suits, label, extra) in row:
+                colour = RED if std.colour == "red" else (BLACK if std.colour == "black" else GREY)
+                if len({suit_colour(x) for x in suits}) > 1:
+                    colour = BLACK
+                if std.is_joker:
+                    draw_suit(c, std.suit, x + suit_width(s) / 2, y + s * 0.36, s * 0.95)
+                    c.setFillColor(colour)
+                    c.setFont(self.font, s * 0.85)
+                    c.drawString(x + suit_width(s) + 2, y, label)
+                else:
+                    c.setFillColor(colour)
+                    c.setFont(self.font, s)
+                    c.drawString(x, y, label)
+                    if not self.lead:
+                        sx = x + pdfmetrics.stringWidth(label, self.font, s) + 1
+                        for suit in suits:
+                            draw_suit(c, suit, sx + suit_width(s * 0.9) / 2, y + s * 0.36, s * 0.9)
+                            sx += suit_width(s * 0.9) + 0.8
+                if extra:
+                    c.setFillColor(GREY)
+                    c.setFont(self.font, s * 0.75)
+                    c.drawString(x + width - pdfmetrics.stringWidth(extra, self.font, s * 0.75), y, extra)
+                x += width + gap
+
+
+class SuitLine(Flowable):
+    """One "game suit → standard suit" pair per cell: "Medal → ♠"."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str]], lang: str, size: float = 9) -> None:
+        super().__init__()
+        self.pairs, self.lang, self.size = list(pairs), lang, size
+        self.font = register_fonts()[0]
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        self.cell = max(pdfmetrics.stringWidth(f"{name} → ", self.font, self.size) for name, _ in self.pairs) + suit_width(self.size) + 6 * mm
+        self.per_row = max(1, int(avail_width // self.cell))
+        rows = math.ceil(len(self.pairs) / self.per_row)
+        self.width, self.height = avail_width, rows * self.size * 1.45
+        return self.width, self.height
+
+    def draw(self) -> None:
+        c, s = self.canv, self.size
+        line = s * 1.45
+        for i, (name, suit) in enumerate(self.pairs):
+            row, col = divmod(i, self.per_row)
+            x = col * self.cell
+            y = self.height - (row + 1) * line + (line - s) / 2 + s * 0.12
+            c.setFont(self.font, s)
+            c.setFillColor(BLACK)
+            text = f"{name} → "
+            c.drawString(x, y, text)
+            draw_suit(c, suit, x + pdfmetrics.stringWidth(text, self.font, s) + suit_width(s) / 2, y + s * 0.36, s)
+
+
+# --- content ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Row:
+    type_id: str
+    name: Text
+    cards: tuple[tuple[StandardCard, int], ...]
+    ids: tuple[str, ...]
+    short: tuple[str, ...]  # int / enum fields, already in the language
+    texts: tuple[tuple[str, str], ...]  # (label, text) of text fields
+
+
+def _rows(game: Game, report: MappingReport, lang: str) -> list[_Row]:
+    cards = {c.id: c for c in game.cards}
+    groups: dict[tuple, list[MappingEntry]] = {}
+    for entry in report.mapped:
+        card = cards[entry.card_id]
+        group = report.group_of(entry.type_id)
+        key = (("group", report.interchangeable.index(group)) if group else entry.type_id,
+               tuple(_plain(card.get(name)) for name in report.show))
+        groups.setdefault(key, []).append(entry)
+    rows = []
+    text_fields = [n for n in report.show if game.field_specs[n].kind == "text"]
+    for (type_id, _), entries in groups.items():
+        card = cards[entries[0].card_id]
+        group = report.group_of(entries[0].type_id)
+        row_name = group.name if group and group.name else entries[0].name
+        counts: dict[StandardCard, int] = defaultdict(int)
+        for e in entries:
+            counts[e.standard] += 1
+        ordered = tuple(sorted(counts.items(), key=lambda kv: _rank_major(kv[0])))
+        short, texts = [], []
+        for name in report.show:
+            value = card.get(name)
+            if value is None:
+                continue
+            spec = game.field_specs[name]
+            if spec.kind == "text":
+                label = spec.label.get(lang) if spec.label and len(text_fields) > 1 else ""
+                texts.append((label, value.get(lang)))
+            else:
+                shown = _field_text(game, report, name, value, lang)
+                if shown:
+                    short.append(shown)
+        rows.append(_Row(str(type_id), row_name, ordered, tuple(e.card_id for e in entries), tuple(short), tuple(texts)))
+    return rows
+
+
+def _rank_major(std: StandardCard) -> tuple[int, int]:
+    """A..K, then jokers; suits in deck order within a rank (2♠ 2♥ 2♦ 2♣ 3♠ ...)."""
+    suit, rank, joker = std.sort_key()
+    return (rank if not std.is_joker else 99, suit * 3 + joker)
+
+
+def _plain(value: Any) -> Any:
+    return (value.ja, value.en) if isinstance(value, Text) else value
+
+
+def _take_lists(report: MappingReport) -> tuple[dict[str, list[tuple[StandardCard, int]]], list[tuple[StandardCard, int]]]:
+    by_suit: dict[str, list[tuple[StandardCard, int]]] = {s: [] for s in SUITS}
+    jokers: list[tuple[StandardCard, int]] = []
+    for std, count in report.usage().items():
+        (jokers if std.is_joker else by_suit[std.suit]).append((std, count))
+    return by_suit, jokers
+
+
+def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, Style] | None = None,
+                               heading: str | None = None, report: MappingReport | None = None) -> list[Flowable]:
+    """The reference content as platypus flowables, for the sheet and for a rulebook appendix.
+
+    `heading` replaces the first heading (the sheet uses the game title; a rulebook uses
+    "Appendix: ..."). Raises DataError if the mapping has problems: a wrong sheet is worse
+    than none.
+    """
+    if report is None:
+        if not has_mapping(game):
+            return []
+        report = require_mapping(game)
+    st = {**default_styles(), **(styles or {})}
+    out: list[Flowable] = []
+    title = heading if heading is not None else _w("appendix", lang)
+    out.append(Lines(title, lang, st["title"]))
+    out.append(Lines(_decks_sentence(report, game, lang), lang, st["body"]))
+
+    # Setup
+    out.append(Lines(_w("setup", lang), lang, st["h2"]))
+    if report.setup:
+        out.append(Lines(report.setup.get(lang), lang, st["body"]))
+    if report.mapped:
+        out.append(Lines(_w("take", lang) + ("：" if lang == "ja" else ":"), lang, st["body"]))
+        by_suit, jokers = _take_lists(report)
+        take = []
+        for suit in SUITS:
+            if by_suit[suit]:
+                take.append(CardChips(by_suit[suit], lang, 10, lead_suit=suit))
+        if jokers:
+            take.append(CardChips(jokers, lang, 10))
+        out.extend(take)
+        out.append(Spacer(1, 2 * mm))
+    if report.suit_map:
+        spec = game.field_specs.get(report.suit_field)
+        label = spec.label.get(lang) if spec and spec.label else report.suit_field
+        out.append(Lines(f"{_w('suits', lang)}（{label}）：" if lang == "ja" else f"{_w('suits', lang)} ({label}):", lang, st["body"]))
+        pairs = [((s.name.get(lang) if s.name else s.value), s.suit) for s in report.suit_map]
+        out.append(SuitLine(pairs, lang, 9))
+        out.append(Spacer(1, 2 * mm))
+    reading = [_rule_sentence(rule, game, lang) for rule in report.recognise]
+    value = _value_sentence(report, game, lang)
+    if value:
+        reading.append(value)
+    if reading:
+        out.append(Lines(_w("read", lang), lang, st["h2"]))
+        bullet = "・" if lang == "ja" else "• "
+        for sentence in reading:
+            out.append(Lines(sentence, lang, st["body"], bullet=bullet))
+
+    # Card table
+    rows = _rows(game, report, lang)
+    if rows:
+        out.append(Lines(_w("table", lang), lang, st["h2"]))
+        out.append(_FitTable(lambda width: _card_table(rows, lang, st, width)))
+
+    # Must print
+    if report.must_print:
+        out.append(Lines(_w("print", lang), lang, st["h2"]))
+        out.append(_FitTable(lambda width: _print_table(game, report, lang, st, width)))
+
+    if report.note:
+        out.append(Lines(_w("note", lang), lang, st["h2"]))
+        out.append(Lines(report.note.get(lang), lang, st["body"]))
+    return out
+
+
+class _FitTable(Flowable):
+    """A table whose column widths are computed from the width of the frame it lands in."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self.make = make
+        self._table: Table | None = None
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        self._table = self.make(avail_width)
+        self.width, self.height = self._table.wrap(avail_width, avail_height)
+        return self.width, self.height
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        return self.make(avail_width).split(avail_width, avail_height)
+
+    def draw(self) -> None:
+        assert self._table is not None
+        self._table.drawOn(self.canv, 0, 0)
+
+
+def _card_table(rows: list[_Row], lang: str, st: dict[str, Style], width: float) -> Table:
+    first = min(36 * mm, width * 0.22)
+    second = min(40 * mm, width * 0.24)
+    cols = [first, second, width - first - second]
+    head = [Lines(_w(k, lang), lang, st["small"]) for k in ("col_std", "col_card", "col_text")]
+    data = [head]
+    for row in rows:
+        card_cell: list[Flowable] = [Lines(row.name.get(lang), lang, st["cell_name"])]
+        if row.short:
+            card_cell.append(Lines("、".join(row.short) if lang == "ja" else ", ".join(row.short), lang, st["cell"]))
+        card_cell.append(Lines(id_range(list(row.ids)), lang, st["small"]))
+        text_cell: list[Flowable] = []
+        for label, text in row.texts:
+            shown = (f"{label}：{text}" if lang == "ja" else f"{label}: {text}") if label else text
+            text_cell.append(Lines(shown, lang, st["cell"]))
+        data.append([CardChips(row.cards, lang, 10), card_cell, text_cell or ""])
+    table = Table(data, colWidths=cols, repeatRows=1)
+    table.setStyle(TableStyle([
+        ("FONTNAME", (0, 0), (-1, -1), register_fonts()[0]),  # never a non-embedded standard font
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.8, BLACK),
+        ("LINEBELOW", (0, 1), (-1, -1), 0.3, RULE),
+        ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, SHADE]),
+        ("TOPPADDING", (0, 0), (-1, -1), 3),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+    ]))
+    return table
+
+
+def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, Style], width: float) -> Table:
+    groups: dict[Any, dict[str, list[MappingEntry]]] = {}
+    for e in report.must_print:
+        key = (e.reason.ja, e.reason.en) if e.reason else None
+        groups.setdefault(key, {}).setdefault(e.type_id, []).append(e)
+    data = [[Lines(_w(k, lang), lang, st["small"]) for k in ("col_card", "col_text")]]
+    for reason, by_type in groups.items():
+        cell: list[Flowable] = []
+        for entries in by_type.values():
+            cell.append(Lines(f"{entries[0].name.get(lang)} ×{len(entries)}", lang, st["cell_name"]))
+        cell.append(Lines(id_range([e.card_id for es in by_type.values() for e in es]), lang, st["small"]))
+        first = next(iter(by_type.values()))[0]
+        data.append([cell, Lines(first.reason.get(lang), lang, st["cell"]) if first.reason else ""])
+    first = min(76 * mm, width * 0.45)
+    table = Table(data, colWidths=[first, width - first], repeatRows=1)
+    table.setStyle(TableStyle([
+        ("FONTNAME", (0, 0), (-1, -1), register_fonts()[0]),  # never a non-embedded standard font
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.8, BLACK),
+        ("LINEBELOW", (0, 1), (-1, -1), 0.3, RULE),
+        ("TOPPADDING", (0, 0), (-1, -1), 3),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3),
+    ]))
+    return table
+
+
+# --- the sheet --------------------------------------------------------------------------------
+
+def build_standard_sheet(game: Game, lang: str) -> bytes:
+    """The reference sheet as A4 PDF bytes; the same inputs give the same bytes."""
+    if lang not in ("ja", "en"):
+        raise ValueError(f"language must be ja or en, not {lang!r}")
+    report = require_mapping(game)
+    gothic, _ = register_fonts()
+    title = f"{game.title.get(lang)} — {_w('title', lang)}"
+    buffer = io.BytesIO()
+    doc = SimpleDocTemplate(
+        buffer, pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + 4 * mm,
+        title=title, author="cardgen", subject=f"{game.id} standard-deck mapping", creator="cardgen", invariant=1,
+        initialFontName=gothic, initialFontSize=9, initialLeading=12,  # never a non-embedded standard font
+        lang=lang,
+    )
+
+    def footer(canvas, document) -> None:
+        canvas.saveState()
+        canvas.setFont(gothic, 7.5)
+        canvas.setFillColor(GREY)
+        canvas.drawString(MARGIN, MARGIN, f"{game.title.get(lang)} — {_w('title', lang)}")
+        canvas.drawRightString(A4[0] - MARGIN, MARGIN, str(document.page))
+        canvas.restoreState()
+
+    story = mapping_appendix_flowables(game, lang, heading=title, report=report)
+    doc.build(story, onFirstPage=footer, onLaterPages=footer)
+    return buffer.getvalue()
+
+
+def standard_sheet_path(game: Game, out_dir: str | Path = "output") -> Path:
+    return Path(out_dir) / game.id / f"{game.id}-standard-deck.pdf"
+
+
+def write_standard_sheet(game: Game, lang: str, out_dir: str | Path = "output") -> Path:
+    """Write output/<game>/<game>-standard-deck.pdf atomically and return its path."""
+    return write_atomic(standard_sheet_path(game, out_dir), build_standard_sheet(game, lang))
