@@ -1,0 +1,383 @@
+"""Draw one card face (front or back) from the game's layout onto a ReportLab canvas.
+
+The sheet, print-shop, PNG and Tabletop Simulator writers all call `draw_face`; it never
+decides game facts (those come from the model) and never parses YAML or Jinja per card (the
+layout is compiled once and cached, see `cardgen.render.layout`).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import jinja2
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+
+from ..errors import Problem
+from ..fonts import register_fonts
+from ..model import Card, Game, Location, Text
+from ..text import fit_text
+from . import icons
+from .layout import CARD_SIZES_MM, Box, LayoutError, Layout, get_layout, resolve_colour
+
+# IPAex: ascender 0.88 em, descender 0.12 em.
+_ASCENT = 0.88
+_BOLD_STROKE = 0.035  # stroke width (in em) of the fake bold
+
+
+@dataclass(frozen=True)
+class Face:
+    """One side of one physical card."""
+
+    card: Card
+    side: str  # "front" or "back"
+    own_back: bool  # True when this card's back belongs to this card only (e.g. ohanatsumi quests)
+
+
+@dataclass(frozen=True)
+class Overflow:
+    """A text that did not fit its box even at the box's minimum size."""
+
+    card_id: str
+    side: str
+    box: str
+    text: str
+
+    def __str__(self) -> str:
+        short = self.text if len(self.text) <= 40 else self.text[:39] + "…"
+        return f"{self.card_id} {self.side}: text box '{self.box}' overflows at its minimum size: {short!r}"
+
+
+def card_size_mm(game: Game, override: str | None = None) -> tuple[float, float]:
+    """The trimmed card size in mm: `override` (a size name or "WxH") or the game's card_size."""
+    spec = (override or game.card_size).strip().lower()
+    if spec in CARD_SIZES_MM:
+        return CARD_SIZES_MM[spec]
+    parts = spec.replace("×", "x").split("x")
+    try:
+        w, h = (float(p) for p in parts)
+    except ValueError:
+        raise LayoutError(f"card size '{spec}' is unknown; use {', '.join(CARD_SIZES_MM)} or WxH in mm (e.g. 63x88)") from None
+    if w <= 0 or h <= 0:
+        raise LayoutError(f"card size '{spec}': width and height must be positive")
+    return w, h
+
+
+def faces(game: Game) -> list[tuple[Face, Face]]:
+    """(front, back) for every physical card, in card order.
+
+    `own_back` is set on both faces of a card whose back is its own (drawn from that card's
+    data, like an ohanatsumi quest's boss side); other cards share their deck's back.
+    """
+    layout = get_layout(game)
+    out = []
+    for card in game.cards:
+        own = layout.entry_for(card).own_back
+        out.append((Face(card, "front", own), Face(card, "back", own)))
+    return out
+
+
+def back_group(game: Game, card: Card) -> str:
+    """Which back a card has: the name of a shared back ("default", "events", ...) or "own:<card id>".
+
+    Cards with the same group have identical backs (useful for one back image per TTS deck).
+    """
+    entry = get_layout(game).entry_for(card)
+    return f"own:{card.id}" if entry.own_back else str(entry.back)
+
+
+def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm: float, height_mm: float,
+              bleed_mm: float, lang: str, overflows: list | None = None) -> None:
+    """Draw `face` with its trimmed lower-left corner at (x_mm, y_mm) in page mm.
+
+    Backgrounds reach out to the bleed; nothing is drawn outside it (a clip path). Texts that
+    do not fit at their minimum size are drawn anyway and reported into `overflows`.
+    """
+    layout = get_layout(game)
+    boxes, own = layout.boxes(face.card, face.side)
+    c = canvas
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect((x_mm - bleed_mm) * mm, (y_mm - bleed_mm) * mm, (width_mm + 2 * bleed_mm) * mm, (height_mm + 2 * bleed_mm) * mm)
+    c.clipPath(clip, stroke=0, fill=0)
+    try:
+        if face.side == "back" and not own and hasattr(c, "beginForm"):
+            # A shared back is the same on every card: draw it once per file as a form XObject
+            # and place that form on every back (small files, fast builds).
+            forms = c.__dict__.setdefault("_cardgen_forms", {})
+            key = (id(layout), back_group(game, face.card), lang, round(width_mm, 4), round(height_mm, 4), round(bleed_mm, 4))
+            name = forms.get(key)
+            if name is None:
+                name = f"CardgenBack{len(forms) + 1}"
+                c.beginForm(name, 0, 0, (width_mm + 2 * bleed_mm) * mm, (height_mm + 2 * bleed_mm) * mm)
+                _draw_boxes(c, game, layout, boxes, face, bleed_mm, bleed_mm, width_mm, height_mm, bleed_mm, lang, overflows)
+                c.endForm()
+                forms[key] = name
+            c.translate((x_mm - bleed_mm) * mm, (y_mm - bleed_mm) * mm)
+            c.doForm(name)
+        else:
+            _draw_boxes(c, game, layout, boxes, face, x_mm, y_mm, width_mm, height_mm, bleed_mm, lang, overflows)
+    finally:
+        c.restoreState()
+
+
+def _draw_boxes(c, game: Game, layout: Layout, boxes, face: Face, x_mm, y_mm, width_mm, height_mm, bleed_mm, lang,
+                overflows) -> None:
+    gothic, mincho = register_fonts()
+    fonts = {"gothic": gothic, "mincho": mincho}
+    try:
+        ctx = _context(game, layout, face.card, lang)
+    except (jinja2.TemplateError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise LayoutError([Problem(Location(str(layout.path), 1, 1), f"vars: failed for card {face.card.id} ({lang}): {exc}")]) from None
+    sx = width_mm / layout.width
+    sy = height_mm / layout.height
+    geometry = (x_mm, y_mm, width_mm, height_mm, bleed_mm, sx, sy, min(sx, sy))
+    for box in boxes:
+        try:
+            if box.when is not None and not box.when(**ctx):
+                continue
+            _draw_box(c, layout, box, ctx, lang, geometry, fonts, face, overflows)
+        except (jinja2.TemplateError, ValueError, KeyError, TypeError) as exc:
+            raise LayoutError([Problem(box.location, f"box '{box.name}' failed for card {face.card.id} ({face.side}, {lang}): {exc}")]) from None
+
+
+def check_overflows(game: Game, lang: str) -> list[Overflow]:
+    """Draw every face to a throwaway canvas and return the texts that do not fit."""
+    w, h = card_size_mm(game)
+    bleed = 3.0
+    c = Canvas(io.BytesIO(), pagesize=((w + 2 * bleed) * mm, (h + 2 * bleed) * mm))
+    found: list[Overflow] = []
+    for front, back in faces(game):
+        for face in (front, back):
+            draw_face(c, game, face, bleed, bleed, w, h, bleed, lang, found)
+            c.showPage()
+    return found
+
+
+# --- template context ---------------------------------------------------------------------------
+
+def _localise(value: Any, lang: str) -> Any:
+    if isinstance(value, Text):
+        return value.get(lang)
+    return value
+
+
+def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
+    view: dict[str, Any] = {k: _localise(v, lang) for k, v in card.fields.items()}
+    try:
+        count = game.card_type(card.type_id).count
+    except KeyError:
+        count = 1
+    view.update(id=card.id, type=card.type_id, copy=card.copy, count=count, name=card.name.get(lang),
+                name_ja=card.name.ja, name_en=card.name.en)
+    params = game.parameters
+
+    def param(name: str, default: Any = None) -> Any:
+        return params.get(name, default)
+
+    def label(field_name: str) -> str:
+        spec = game.field_specs.get(field_name)
+        return spec.label.get(lang) if spec is not None and spec.label is not None else field_name
+
+    def t(value: Any) -> Any:
+        if isinstance(value, Text):
+            return value.get(lang)
+        if isinstance(value, Mapping) and lang in value:
+            return value[lang]
+        return value
+
+    fields = []
+    for field_name, spec in game.field_specs.items():
+        if field_name in card.fields and card.fields[field_name] not in (None, ""):
+            fields.append({"name": field_name, "label": spec.label.get(lang) if spec.label else field_name,
+                           "value": _localise(card.fields[field_name], lang)})
+    ctx = {
+        "card": view,
+        "fields": fields,
+        "name": card.name.get(lang),
+        "lang": lang,
+        "game": {"id": game.id, "title": game.title.get(lang), "parameters": params, "total": game.total,
+                 "back": game.back},
+        "s": layout.strings_in(lang),
+        "colours": layout.colours,
+        "param": param,
+        "label": label,
+        "t": t,
+    }
+    for name, expression in layout.vars:
+        ctx[name] = expression(**ctx)
+    return ctx
+
+
+# --- drawing ------------------------------------------------------------------------------------
+
+def _frame(box: Box, geometry, bleed: bool = False) -> tuple[float, float, float, float]:
+    """The box in page points (x, y, w, h), y up; with `bleed`, edges on the trim reach into the bleed."""
+    x_mm, y_mm, width_mm, height_mm, bleed_mm, sx, sy, _ = geometry
+    left = box.x * sx
+    right = (box.x + box.w) * sx
+    top = box.y * sy
+    bottom = (box.y + box.h) * sy
+    if bleed:
+        eps = 1e-6
+        if box.x <= eps:
+            left = -bleed_mm
+        if box.y <= eps:
+            top = -bleed_mm
+        if right >= width_mm - eps:
+            right = width_mm + bleed_mm
+        if bottom >= height_mm - eps:
+            bottom = height_mm + bleed_mm
+    return ((x_mm + left) * mm, (y_mm + height_mm - bottom) * mm, (right - left) * mm, (bottom - top) * mm)
+
+
+def _draw_box(c, layout: Layout, box: Box, ctx, lang, geometry, fonts, face: Face, overflows) -> None:
+    scale = geometry[7]
+    bleed = box.kind == "rect" and bool(box.value("bleed", ctx, lang))
+    x, y, w, h = _frame(box, geometry, bleed)
+    rotated = bool(box.rotate) and int(round(box.rotate)) % 360 != 0
+    if rotated:
+        c.saveState()
+        c.translate(x + w / 2, y + h / 2)
+        c.rotate(box.rotate)
+        x, y = -w / 2, -h / 2
+    if box.kind == "rect":
+        _draw_rect(c, layout, box, ctx, lang, x, y, w, h, scale)
+    elif box.kind == "text":
+        _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows)
+    elif box.kind == "icon":
+        _draw_icon(c, layout, box, ctx, lang, x, y, w, h, scale)
+    elif box.kind == "line":
+        _draw_line(c, layout, box, ctx, lang, x, y, w, h, scale, geometry)
+    if rotated:
+        c.restoreState()
+
+
+def _col(layout: Layout, value: Any):
+    return icons.colour(resolve_colour(value, layout.colours))
+
+
+def _draw_rect(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
+    fill = _col(layout, box.value("fill", ctx, lang))
+    stroke = _col(layout, box.value("stroke", ctx, lang))
+    if fill is None and stroke is None:
+        return
+    c.saveState()
+    if fill is not None:
+        c.setFillColor(fill)
+    if stroke is not None:
+        c.setStrokeColor(stroke)
+        c.setLineWidth(float(box.value("stroke_width", ctx, lang) or 0.5) * scale)
+        dash = box.value("dash", ctx, lang)
+        if dash:
+            c.setDash(dash if isinstance(dash, list) else [float(dash)])
+    radius = float(box.value("radius", ctx, lang) or 0) * scale * mm
+    if stroke is not None and fill is None:
+        # Keep a stroked frame inside its box.
+        lw = float(box.value("stroke_width", ctx, lang) or 0.5) * scale
+        x, y, w, h = x + lw / 2, y + lw / 2, w - lw, h - lw
+    if radius > 0:
+        c.roundRect(x, y, w, h, radius, stroke=int(stroke is not None), fill=int(fill is not None))
+    else:
+        c.rect(x, y, w, h, stroke=int(stroke is not None), fill=int(fill is not None))
+    c.restoreState()
+
+
+def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
+    text = box.value("text", ctx, lang)
+    if not text:
+        return
+    font = fonts[box.value("font", ctx, lang)]
+    size = float(box.value("size", ctx, lang)) * scale
+    min_size = box.value("min_size", ctx, lang)
+    min_size = float(min_size) * scale if min_size else size
+    leading = float(box.value("leading", ctx, lang) or 1.25)
+    fitted = fit_text(text, font, w, h, size, min_size, lang, leading)
+    if fitted.overflow and overflows is not None:
+        overflows.append(Overflow(face.card.id, face.side, box.name, text))
+    colour = _col(layout, box.value("colour", ctx, lang)) or icons.colour("#000000")
+    align = box.value("align", ctx, lang)
+    valign = box.value("valign", ctx, lang)
+    bold = bool(box.value("bold", ctx, lang))
+    s = fitted.size
+    lines = fitted.lines
+    block = (len(lines) - 1) * fitted.leading + s
+    if valign == "middle":
+        top = y + (h + block) / 2
+    elif valign == "bottom":
+        top = y + block
+    else:
+        top = y + h
+    c.saveState()
+    c.setFillColor(colour)
+    if bold:
+        c.setStrokeColor(colour)
+        c.setLineWidth(s * _BOLD_STROKE)
+        c.setLineJoin(1)
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        baseline = top - i * fitted.leading - _ASCENT * s
+        width = c.stringWidth(line, font, s)
+        if align == "center":
+            lx = x + (w - width) / 2
+        elif align == "right":
+            lx = x + w - width
+        else:
+            lx = x
+        t = c.beginText(lx, baseline)
+        t.setFont(font, s)
+        if bold:
+            t.setTextRenderMode(2)
+        t.textOut(line)
+        c.drawText(t)
+    c.restoreState()
+
+
+_ICON_PARAM_KEYS = ("colour", "accent", "knockout", "outline", "outline_width", "count", "gap", "align", "valign",
+                    "per_row", "cell", "width", "motif", "motif_size", "radius")
+
+
+def _draw_icon(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
+    name = str(box.value("icon", ctx, lang)).strip()
+    if not name:
+        return
+    params: dict[str, Any] = {}
+    for key in _ICON_PARAM_KEYS:
+        if key in box.params:
+            value = box.value(key, ctx, lang)
+            if key in ("colour", "accent", "knockout", "outline"):
+                value = resolve_colour(value, layout.colours)
+            elif key in ("cell", "width", "radius") and value is not None:
+                value = float(value) * scale
+            params[key] = value
+    if "colour" not in params:
+        params["colour"] = "#000000"
+    if name not in icons.ICONS and name not in icons.PATTERNS:
+        raise KeyError(f"unknown icon {name!r}")
+    icons.draw_icon(c, name, x, y, w, h, params)
+
+
+def _draw_line(c, layout, box, ctx, lang, x, y, w, h, scale, geometry) -> None:
+    colour = _col(layout, box.value("colour", ctx, lang))
+    if colour is None:
+        return
+    x_mm, y_mm, width_mm, height_mm, _, sx, sy, _ = geometry
+    x0 = (x_mm + box.x * sx) * mm
+    y0 = (y_mm + height_mm - box.y * sy) * mm
+    x1 = (x_mm + (box.x + box.w) * sx) * mm
+    y1 = (y_mm + height_mm - (box.y + box.h) * sy) * mm
+    if box.rotate:
+        # Rotated lines are drawn in the box's rotated frame.
+        x0, y0, x1, y1 = x, y + h, x + w, y
+    c.saveState()
+    c.setStrokeColor(colour)
+    c.setLineWidth(float(box.value("width", ctx, lang) or 0.5) * scale)
+    c.setLineCap(1)
+    dash = box.value("dash", ctx, lang)
+    if dash:
+        c.setDash(dash if isinstance(dash, list) else [float(dash)])
+    c.line(x0, y0, x1, y1)
+    c.restoreState()

@@ -1,0 +1,681 @@
+"""Vector icons drawn with ReportLab paths: never emoji or font glyphs, so they print anywhere.
+
+Every icon is drawn in a 100 x 100 unit square (origin bottom-left) that is scaled to fit the
+box and centred in it. `draw_icon` draws one icon or a row of `count` of them. Parameters:
+
+- `colour`: the main ink; `accent`: a second colour some icons use (default: `colour`);
+- `knockout`: the colour of holes and highlights (default white: the paper);
+- `outline`: an optional stroke colour drawn around the shape (`outline_width` in units);
+- `count`, `gap` (fraction of an icon), `align` (left/center/right), `per_row`: repeats.
+
+Add an icon by writing `def _name(c, p)` that draws into the unit square and registering it
+in `ICONS`; layouts then use it by name.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any, Callable, Mapping
+
+from reportlab.lib.colors import Color, HexColor
+from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
+
+IconFn = Callable[[Any, "Params"], None]
+
+
+@lru_cache(maxsize=512)
+def colour(value: str | None) -> Color | None:
+    """Parse "#rrggbb", "#rrggbbaa" or "none" into a ReportLab colour (None for none)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text.lower() in ("", "none", "transparent"):
+        return None
+    if text.startswith("#") and len(text) == 9:
+        base = HexColor(text[:7])
+        return Color(base.red, base.green, base.blue, alpha=int(text[7:], 16) / 255)
+    return HexColor(text)
+
+
+class Params:
+    """The parameters of one icon, with colours already parsed."""
+
+    def __init__(self, params: Mapping[str, Any]):
+        self.raw = dict(params)
+        self.colour = colour(params.get("colour") or "#000000")
+        self.accent = colour(params.get("accent")) or self.colour
+        self.knockout = colour(params.get("knockout") or "#FFFFFF")
+        self.outline = colour(params.get("outline")) if params.get("outline") else None
+        self.outline_width = float(params.get("outline_width", 4))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+def _fill(c, p: Params, path, fill=None, even_odd: bool = False) -> None:
+    c.setFillColor(fill or p.colour)
+    if p.outline is not None:
+        c.setStrokeColor(p.outline)
+        c.setLineWidth(p.outline_width)
+        c.setLineJoin(1)
+        c.drawPath(path, fill=1, stroke=1, fillMode=FILL_EVEN_ODD if even_odd else FILL_NON_ZERO)
+    else:
+        c.drawPath(path, fill=1, stroke=0, fillMode=FILL_EVEN_ODD if even_odd else FILL_NON_ZERO)
+
+
+def _poly(c, points, close: bool = True):
+    path = c.beginPath()
+    path.moveTo(*points[0])
+    for pt in points[1:]:
+        path.lineTo(*pt)
+    if close:
+        path.close()
+    return path
+
+
+def _circle(c, x, y, r):
+    path = c.beginPath()
+    path.circle(x, y, r)
+    return path
+
+
+def _round_rect(c, x, y, w, h, r):
+    path = c.beginPath()
+    path.roundRect(x, y, w, h, r)
+    return path
+
+
+def _star_points(cx, cy, r_out, r_in, n=5, rotation=90.0):
+    pts = []
+    for k in range(2 * n):
+        r = r_out if k % 2 == 0 else r_in
+        a = math.radians(rotation + k * 180.0 / n)
+        pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return pts
+
+
+def _stroke(c, colour_, width):
+    c.setStrokeColor(colour_)
+    c.setLineWidth(width)
+    c.setLineCap(1)
+    c.setLineJoin(1)
+
+
+# --- icons ---------------------------------------------------------------------------------------
+
+def _star(c, p):
+    _fill(c, p, _poly(c, _star_points(50, 53, 49, 20)))
+
+
+def _person(c, p):
+    _fill(c, p, _circle(c, 50, 77, 16))
+    path = c.beginPath()
+    path.moveTo(18, 4)
+    path.lineTo(18, 34)
+    path.curveTo(18, 50, 32, 57, 50, 57)
+    path.curveTo(68, 57, 82, 50, 82, 34)
+    path.lineTo(82, 4)
+    path.close()
+    _fill(c, p, path)
+
+
+def _sword(c, p):
+    _fill(c, p, _poly(c, [(41, 33), (41, 82), (50, 99), (59, 82), (59, 33)]))
+    _fill(c, p, _round_rect(c, 20, 24, 60, 10, 4))
+    _fill(c, p, _round_rect(c, 44, 9, 12, 17, 2))
+    _fill(c, p, _circle(c, 50, 7, 7))
+    c.setFillColor(p.knockout)
+    c.rect(48.5, 39, 3, 42, stroke=0, fill=1)
+
+
+def _skull(c, p):
+    _fill(c, p, _circle(c, 50, 58, 36))
+    _fill(c, p, _round_rect(c, 30, 12, 40, 34, 6))
+    c.setFillColor(p.knockout)
+    for x in (36, 64):
+        c.circle(x, 56, 10, stroke=0, fill=1)
+    c.drawPath(_poly(c, [(50, 46), (44, 35), (56, 35)]), fill=1, stroke=0)
+    for x in (40, 50, 60):
+        c.rect(x - 1.6, 12, 3.2, 12, stroke=0, fill=1)
+
+
+def _shield(c, p):
+    def outline(inset):
+        path = c.beginPath()
+        path.moveTo(14 + inset, 90 - inset)
+        path.lineTo(86 - inset, 90 - inset)
+        path.lineTo(86 - inset, 54)
+        path.curveTo(86 - inset, 28, 68, 13 + inset * 0.6, 50, 3 + inset * 1.2)
+        path.curveTo(32, 13 + inset * 0.6, 14 + inset, 28, 14 + inset, 54)
+        path.close()
+        return path
+
+    _fill(c, p, outline(0))
+    _stroke(c, p.knockout, 4)
+    c.drawPath(outline(9), fill=0, stroke=1)
+    c.line(50, 81, 50, 16)
+    c.line(23, 60, 77, 60)
+
+
+def _banner(c, p):
+    _fill(c, p, _round_rect(c, 16, 2, 7, 90, 2))
+    _fill(c, p, _circle(c, 19.5, 94, 5))
+    _fill(c, p, _poly(c, [(23, 88), (90, 88), (74, 68), (90, 48), (23, 48)]), fill=p.accent)
+
+
+def _medal(c, p):
+    _fill(c, p, _poly(c, [(26, 99), (44, 99), (58, 62), (40, 62)]), fill=p.accent)
+    _fill(c, p, _poly(c, [(74, 99), (56, 99), (42, 62), (60, 62)]), fill=p.accent)
+    _fill(c, p, _circle(c, 50, 35, 32))
+    c.setFillColor(p.knockout)
+    c.drawPath(_poly(c, _star_points(50, 34, 20, 8)), fill=1, stroke=0)
+
+
+def _hourglass(c, p):
+    _fill(c, p, _round_rect(c, 18, 87, 64, 10, 3))
+    _fill(c, p, _round_rect(c, 18, 3, 64, 10, 3))
+    glass = c.beginPath()
+    glass.moveTo(27, 87)
+    glass.lineTo(73, 87)
+    glass.curveTo(73, 66, 57, 56, 55, 50)
+    glass.curveTo(57, 44, 73, 34, 73, 13)
+    glass.lineTo(27, 13)
+    glass.curveTo(27, 34, 43, 44, 45, 50)
+    glass.curveTo(43, 56, 27, 66, 27, 87)
+    glass.close()
+    c.setFillColor(p.knockout)
+    _stroke(c, p.colour, 5)
+    c.drawPath(glass, fill=1, stroke=1)
+    # sand: a little left on top, a heap below
+    _fill(c, p, _poly(c, [(38, 66), (62, 66), (51, 53), (49, 53)]), fill=p.accent)
+    heap = c.beginPath()
+    heap.moveTo(31, 16)
+    heap.curveTo(36, 30, 44, 34, 50, 35)
+    heap.curveTo(56, 34, 64, 30, 69, 16)
+    heap.close()
+    _fill(c, p, heap, fill=p.accent)
+
+
+def _coffin(c, p):
+    _fill(c, p, _poly(c, [(34, 99), (66, 99), (80, 72), (65, 1), (35, 1), (20, 72)]))
+    c.setFillColor(p.knockout)
+    c.rect(46.5, 28, 7, 52, stroke=0, fill=1)
+    c.rect(36, 62, 28, 7, stroke=0, fill=1)
+
+
+def _knife(c, p):
+    c.saveState()
+    c.translate(50, 50)
+    c.rotate(-35)
+    c.translate(-50, -50)
+    blade = c.beginPath()
+    blade.moveTo(41, 40)
+    blade.lineTo(41, 103)
+    blade.curveTo(53, 98, 61, 86, 61, 66)
+    blade.lineTo(59, 40)
+    blade.close()
+    _fill(c, p, blade)
+    _fill(c, p, _round_rect(c, 34, 34, 32, 7, 2))
+    _fill(c, p, _round_rect(c, 42, -2, 16, 36, 5))
+    c.setFillColor(p.knockout)
+    for y in (6, 16, 26):
+        c.circle(50, y, 2.4, stroke=0, fill=1)
+    c.restoreState()
+
+
+def _pin(c, p):
+    path = c.beginPath()
+    path.moveTo(50, 2)
+    path.curveTo(44, 20, 17, 40, 17, 64)
+    path.curveTo(17, 84, 32, 98, 50, 98)
+    path.curveTo(68, 98, 83, 84, 83, 64)
+    path.curveTo(83, 40, 56, 20, 50, 2)
+    path.close()
+    _fill(c, p, path)
+    c.setFillColor(p.knockout)
+    c.circle(50, 65, 14, stroke=0, fill=1)
+
+
+def _heart_path(c, scale=1.0, cx=50, cy=50):
+    def t(x, y):
+        return cx + (x - 50) * scale, cy + (y - 50) * scale
+
+    path = c.beginPath()
+    path.moveTo(*t(50, 8))
+    path.curveTo(*t(22, 32), *t(4, 50), *t(4, 68))
+    path.curveTo(*t(4, 85), *t(17, 95), *t(30, 95))
+    path.curveTo(*t(40, 95), *t(47, 89), *t(50, 80))
+    path.curveTo(*t(53, 89), *t(60, 95), *t(70, 95))
+    path.curveTo(*t(83, 95), *t(96, 85), *t(96, 68))
+    path.curveTo(*t(96, 50), *t(78, 32), *t(50, 8))
+    path.close()
+    return path
+
+
+def _heart(c, p):
+    _fill(c, p, _heart_path(c))
+    _stroke(c, p.knockout, 5)
+    c.arc(16, 58, 44, 88, 110, 60)
+
+
+def _drop(c, p):
+    path = c.beginPath()
+    path.moveTo(50, 99)
+    path.curveTo(62, 78, 82, 58, 82, 36)
+    path.curveTo(82, 16, 67, 2, 50, 2)
+    path.curveTo(33, 2, 18, 16, 18, 36)
+    path.curveTo(18, 58, 38, 78, 50, 99)
+    path.close()
+    _fill(c, p, path)
+    _stroke(c, p.knockout, 6)
+    c.arc(30, 14, 62, 46, 190, 60)
+
+
+def _flower(c, p):
+    for k in range(5):
+        a = math.radians(90 + 72 * k)
+        _fill(c, p, _circle(c, 50 + 27 * math.cos(a), 50 + 27 * math.sin(a), 21))
+    c.setFillColor(p.knockout)
+    c.circle(50, 50, 15, stroke=0, fill=1)
+    c.setFillColor(p.accent if p.accent is not p.colour else p.colour)
+    c.circle(50, 50, 9, stroke=0, fill=1)
+
+
+def _toilet(c, p):
+    _fill(c, p, _round_rect(c, 62, 50, 26, 46, 5))
+    bowl = c.beginPath()
+    bowl.moveTo(10, 58)
+    bowl.lineTo(68, 58)
+    bowl.lineTo(68, 48)
+    bowl.curveTo(68, 32, 58, 25, 50, 23)
+    bowl.lineTo(54, 4)
+    bowl.lineTo(24, 4)
+    bowl.lineTo(28, 26)
+    bowl.curveTo(16, 32, 10, 44, 10, 58)
+    bowl.close()
+    _fill(c, p, bowl)
+    _fill(c, p, _round_rect(c, 6, 60, 64, 7, 3))
+    c.setFillColor(p.knockout)
+    c.roundRect(68, 84, 12, 4, 2, stroke=0, fill=1)
+
+
+def _watering_can(c, p):
+    body = _poly(c, [(34, 12), (74, 12), (78, 62), (30, 62)])
+    _fill(c, p, body)
+    _fill(c, p, _poly(c, [(36, 44), (34, 34), (8, 66), (14, 70)]))
+    c.saveState()
+    c.translate(10, 70)
+    c.rotate(40)
+    _fill(c, p, _round_rect(c, -9, -3, 18, 7, 3))
+    c.restoreState()
+    _stroke(c, p.colour, 7)
+    handle = c.beginPath()
+    handle.moveTo(76, 52)
+    handle.curveTo(96, 52, 96, 28, 74, 24)
+    c.drawPath(handle, fill=0, stroke=1)
+    handle2 = c.beginPath()
+    handle2.moveTo(38, 62)
+    handle2.curveTo(42, 84, 66, 84, 70, 62)
+    c.drawPath(handle2, fill=0, stroke=1)
+    # water
+    c.setFillColor(p.accent)
+    for x, y in ((6, 52), (14, 48), (3, 40)):
+        c.circle(x, y, 3, stroke=0, fill=1)
+
+
+def _scroll(c, p):
+    _fill(c, p, _round_rect(c, 18, 14, 64, 72, 3))
+    _fill(c, p, _round_rect(c, 10, 80, 80, 12, 6))
+    _fill(c, p, _round_rect(c, 10, 8, 80, 12, 6))
+    _stroke(c, p.knockout, 4)
+    for y in (66, 54, 42, 30):
+        c.line(28, y, 72, y)
+
+
+def _trophy(c, p):
+    cup = c.beginPath()
+    cup.moveTo(24, 94)
+    cup.lineTo(76, 94)
+    cup.lineTo(76, 74)
+    cup.curveTo(76, 56, 64, 46, 50, 44)
+    cup.curveTo(36, 46, 24, 56, 24, 74)
+    cup.close()
+    _fill(c, p, cup)
+    _stroke(c, p.colour, 6)
+    for side in (-1, 1):
+        h = c.beginPath()
+        h.moveTo(50 + side * 26, 88)
+        h.curveTo(50 + side * 44, 88, 50 + side * 44, 62, 50 + side * 20, 56)
+        c.drawPath(h, fill=0, stroke=1)
+    _fill(c, p, _poly(c, [(45, 46), (55, 46), (57, 20), (43, 20)]))
+    _fill(c, p, _round_rect(c, 28, 4, 44, 14, 3))
+    c.setFillColor(p.knockout)
+    c.drawPath(_poly(c, _star_points(50, 72, 12, 5)), fill=1, stroke=0)
+
+
+def _card(c, p):
+    c.saveState()
+    c.translate(50, 50)
+    c.rotate(-8)
+    _fill(c, p, _round_rect(c, -30, -44, 60, 88, 7))
+    _stroke(c, p.knockout, 4)
+    c.roundRect(-22, -36, 44, 72, 4, stroke=1, fill=0)
+    c.restoreState()
+
+
+def _crossed_swords(c, p):
+    for angle in (-38, 38):
+        c.saveState()
+        c.translate(50, 50)
+        c.rotate(angle)
+        c.scale(0.95, 0.95)
+        c.translate(-50, -50)
+        _sword(c, p)
+        c.restoreState()
+
+
+def _check(c, p):
+    _stroke(c, p.colour, 16)
+    c.drawPath(_poly(c, [(12, 52), (38, 24), (88, 80)], close=False), fill=0, stroke=1)
+
+
+def _cross(c, p):
+    _stroke(c, p.colour, 16)
+    c.line(18, 18, 82, 82)
+    c.line(18, 82, 82, 18)
+
+
+def _ribbon(c, p):
+    _fill(c, p, _poly(c, [(50, 56), (8, 84), (4, 56), (10, 26), (50, 46)]))
+    _fill(c, p, _poly(c, [(50, 56), (92, 84), (96, 56), (90, 26), (50, 46)]))
+    _fill(c, p, _poly(c, [(44, 50), (28, 6), (40, 10), (48, 2)]), fill=p.accent)
+    _fill(c, p, _poly(c, [(56, 50), (72, 6), (60, 10), (52, 2)]), fill=p.accent)
+    _fill(c, p, _round_rect(c, 40, 40, 20, 22, 6), fill=p.accent)
+
+
+def _magnifier(c, p):
+    _stroke(c, p.colour, 11)
+    c.circle(40, 60, 28, stroke=1, fill=0)
+    c.setLineWidth(16)
+    c.line(62, 38, 88, 12)
+    _stroke(c, p.knockout, 4)
+    c.arc(22, 42, 58, 78, 110, 60)
+
+
+def _hat(c, p):
+    """A top hat: the Mad Hatter's, for Wonderland."""
+    _fill(c, p, _round_rect(c, 4, 14, 92, 12, 6))
+    _fill(c, p, _poly(c, [(22, 22), (78, 22), (84, 92), (16, 92)]))
+    _fill(c, p, _poly(c, [(20, 32), (80, 32), (81, 44), (19, 44)]), fill=p.accent)
+
+
+def _eye(c, p):
+    path = c.beginPath()
+    path.moveTo(2, 50)
+    path.curveTo(22, 84, 78, 84, 98, 50)
+    path.curveTo(78, 16, 22, 16, 2, 50)
+    path.close()
+    _fill(c, p, path)
+    c.setFillColor(p.knockout)
+    c.circle(50, 50, 19, stroke=0, fill=1)
+    c.setFillColor(p.accent if p.accent is not p.colour else p.colour)
+    c.circle(50, 50, 10, stroke=0, fill=1)
+
+
+def _envelope(c, p):
+    _fill(c, p, _round_rect(c, 4, 18, 92, 64, 5))
+    _stroke(c, p.knockout, 4)
+    c.drawPath(_poly(c, [(8, 78), (50, 44), (92, 78)], close=False), fill=0, stroke=1)
+    c.setFillColor(p.accent)
+    c.drawPath(_heart_path(c, 0.26, 50, 46), fill=1, stroke=0)
+
+
+def _diamond(c, p):
+    _fill(c, p, _poly(c, [(50, 98), (88, 50), (50, 2), (12, 50)]))
+
+
+def _circle_icon(c, p):
+    _fill(c, p, _circle(c, 50, 50, 48))
+
+
+def _ring(c, p):
+    _stroke(c, p.colour, float(p.get("width", 6)))
+    c.circle(50, 50, 46, stroke=1, fill=0)
+
+
+def _spade(c, p):
+    path = c.beginPath()
+    path.moveTo(50, 98)
+    path.curveTo(30, 76, 6, 64, 6, 44)
+    path.curveTo(6, 30, 16, 22, 28, 22)
+    path.curveTo(38, 22, 45, 28, 47, 34)
+    path.lineTo(40, 4)
+    path.lineTo(60, 4)
+    path.lineTo(53, 34)
+    path.curveTo(55, 28, 62, 22, 72, 22)
+    path.curveTo(84, 22, 94, 30, 94, 44)
+    path.curveTo(94, 64, 70, 76, 50, 98)
+    path.close()
+    _fill(c, p, path)
+
+
+def _club(c, p):
+    for x, y in ((50, 72), (28, 42), (72, 42)):
+        _fill(c, p, _circle(c, x, y, 20))
+    _fill(c, p, _poly(c, [(46, 50), (54, 50), (62, 4), (38, 4)]))
+
+
+def _suit_heart(c, p):
+    _fill(c, p, _heart_path(c))
+
+
+ICONS: dict[str, IconFn] = {
+    "star": _star,
+    "person": _person,
+    # requiem's seven suits
+    "sword": _sword,
+    "skull": _skull,
+    "shield": _shield,
+    "banner": _banner,
+    "medal": _medal,
+    "hourglass": _hourglass,
+    "coffin": _coffin,
+    # crimes (alice)
+    "knife": _knife,
+    "weapon": _knife,
+    "pin": _pin,
+    "place": _pin,
+    "heart": _heart,
+    "motive": _heart,
+    # ohanatsumi
+    "drop": _drop,
+    "urge": _drop,
+    "flower": _flower,
+    "toilet": _toilet,
+    "restroom": _toilet,
+    "watering_can": _watering_can,
+    "elf": _watering_can,
+    "scroll": _scroll,
+    "quest": _scroll,
+    "trophy": _trophy,
+    "fame": _trophy,
+    "card": _card,
+    "event": _card,
+    "crossed_swords": _crossed_swords,
+    "boss": _crossed_swords,
+    "check": _check,
+    "cross": _cross,
+    # alice and generic
+    "ribbon": _ribbon,
+    "magnifier": _magnifier,
+    "hat": _hat,
+    "eye": _eye,
+    "envelope": _envelope,
+    "diamond": _diamond,
+    "circle": _circle_icon,
+    "ring": _ring,
+    "spade": _spade,
+    "club": _club,
+    "suit_heart": _suit_heart,
+}
+
+#: Patterns fill their whole box (tiled, clipped to it): for card backs.
+PATTERNS = ("lattice", "dots", "stripes", "checker", "tile")
+
+
+def icon_names() -> list[str]:
+    return sorted(ICONS) + list(PATTERNS)
+
+
+def draw_icon(c, name: str, x: float, y: float, w: float, h: float, params: Mapping[str, Any]) -> None:
+    """Draw icon `name` (or a row of `count` of them) into the box (x, y, w, h) in points."""
+    if name in PATTERNS:
+        _draw_pattern(c, name, x, y, w, h, Params(params))
+        return
+    fn = ICONS.get(name)
+    if fn is None:
+        raise KeyError(f"unknown icon {name!r}; known icons: {', '.join(icon_names())}")
+    p = Params(params)
+    count = int(p.get("count", 1) or 0)
+    if count <= 0:
+        return
+    gap = float(p.get("gap", 0.15))
+    per_row = int(p.get("per_row", count) or count)
+    rows = math.ceil(count / per_row)
+    cols = min(count, per_row)
+    # The largest square icon such that `cols` of them with gaps fit the width and `rows` the height.
+    side = min(w / (cols + gap * (cols - 1)), h / (rows + gap * (rows - 1)))
+    step = side * (1 + gap)
+    form = _icon_form(c, name, fn, p)
+    align = p.get("align", "center")
+    valign = p.get("valign", "middle")
+    block_h = rows * side + (rows - 1) * side * gap
+    if valign == "top":
+        top = y + h
+    elif valign == "bottom":
+        top = y + block_h
+    else:
+        top = y + (h + block_h) / 2
+    for index in range(count):
+        row, col = divmod(index, per_row)
+        in_row = min(per_row, count - row * per_row)
+        row_w = in_row * side + (in_row - 1) * side * gap
+        if align == "left":
+            left = x
+        elif align == "right":
+            left = x + w - row_w
+        else:
+            left = x + (w - row_w) / 2
+        ix = left + col * step
+        iy = top - side - row * step
+        c.saveState()
+        c.translate(ix, iy)
+        c.scale(side / 100.0, side / 100.0)
+        if form is not None:
+            c.doForm(form)
+        else:
+            fn(c, p)
+        c.restoreState()
+
+
+_DRAWING_KEYS = ("colour", "accent", "knockout", "outline", "outline_width", "width")
+
+
+def _icon_form(c, name: str, fn: IconFn, p: Params) -> str | None:
+    """On a ReportLab canvas, draw each icon (per colours) once per file as a form XObject."""
+    if not (hasattr(c, "beginForm") and hasattr(c, "doForm")):
+        return None
+    forms = c.__dict__.setdefault("_cardgen_icon_forms", {})
+    key = (name,) + tuple(str(p.raw.get(k)) for k in _DRAWING_KEYS)
+    form = forms.get(key)
+    if form is None:
+        form = f"CardgenIcon{len(forms) + 1}"
+        c.beginForm(form, -40, -40, 140, 140)
+        fn(c, p)
+        c.endForm()
+        forms[key] = form
+    return form
+
+
+def _draw_pattern(c, name: str, x: float, y: float, w: float, h: float, p: Params) -> None:
+    cell = max(float(p.get("cell", 14)), 1.0)  # points
+    width = float(p.get("width", 0.6))
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect(x, y, w, h)
+    c.clipPath(clip, stroke=0, fill=0)
+    if name in ("lattice", "stripes"):
+        _stroke(c, p.colour, width)
+        path = c.beginPath()
+        n = int((w + h) / cell) + 2
+        for k in range(-n, n + 1):
+            x0 = x + k * cell
+            path.moveTo(x0, y)
+            path.lineTo(x0 + h, y + h)
+            if name == "lattice":
+                path.moveTo(x0, y + h)
+                path.lineTo(x0 + h, y)
+        c.drawPath(path, stroke=1, fill=0)
+    elif name == "checker":
+        _tiled_rows(c, x, y, w, h, 2 * cell, cell, cell, ("checker", cell, str(p.colour)),
+                    lambda: (c.setFillColor(p.colour), c.rect(-cell / 2, -cell / 2, cell, cell, stroke=0, fill=1)),
+                    shift=cell, margin=cell)
+    elif name == "dots":
+        r = float(p.get("radius", 1.2))
+        _tiled_rows(c, x, y, w, h, cell, cell * 0.866, r, ("dots", r, str(p.colour)),
+                    lambda: (c.setFillColor(p.colour), c.circle(0, 0, r, stroke=0, fill=1)),
+                    shift=cell / 2, margin=cell)
+    elif name == "tile":
+        motif = str(p.get("motif", "diamond"))
+        fn = ICONS.get(motif, _diamond)
+        side = cell * float(p.get("motif_size", 0.45))
+
+        def draw_motif():
+            c.translate(-side / 2, -side / 2)
+            c.scale(side / 100, side / 100)
+            fn(c, p)
+
+        key = ("tile", motif, side, str(p.colour), str(p.accent), str(p.knockout))
+        _tiled_rows(c, x, y, w, h, cell, cell * 0.866, side, key, draw_motif, shift=cell / 2, margin=cell)
+    c.restoreState()
+
+
+def _tiled_rows(c, x, y, w, h, dx, dy, extent, key, draw_motif, shift, margin) -> None:
+    """Repeat a motif (drawn around the origin) every dx along rows dy apart, odd rows shifted.
+
+    On a ReportLab canvas one row of motifs becomes a form XObject, drawn once per file, so a
+    patterned back costs a few dozen operators instead of thousands of paths.
+    """
+    cols = int((w + 2 * margin) / dx) + 2
+    rows = int((h + 2 * margin) / dy) + 2
+    use_forms = hasattr(c, "beginForm") and hasattr(c, "doForm")
+    if not use_forms:
+        for j in range(rows):
+            for i in range(cols):
+                c.saveState()
+                c.translate(x - margin + i * dx + (shift if j % 2 else 0), y - margin + j * dy)
+                draw_motif()
+                c.restoreState()
+        return
+    forms = c.__dict__.setdefault("_cardgen_pattern_forms", {})
+    row_key = ("row", cols, dx) + key
+    row = forms.get(row_key)
+    if row is None:
+        row = f"CardgenRow{len(forms) + 1}"
+        pad = extent * 2 + 2
+        c.beginForm(row, -pad, -pad, cols * dx + pad, pad)
+        for i in range(cols):
+            c.saveState()
+            c.translate(i * dx, 0)
+            draw_motif()
+            c.restoreState()
+        c.endForm()
+        forms[row_key] = row
+    for j in range(rows):
+        c.saveState()
+        c.translate(x - margin + (shift if j % 2 else 0), y - margin + j * dy)
+        c.doForm(row)
+        c.restoreState()

@@ -1,0 +1,740 @@
+"""Card layouts as data: templates/<game>/layout.yaml -> compiled, validated boxes.
+
+A layout names boxes in millimetres from the trimmed card's top-left corner. Every value may
+be a constant, a `{ja: .., en: ..}` pair, or a Jinja2 template ("{{ card.vp }}"); templates
+are compiled once when the layout is loaded, and loaded layouts are cached by file and
+modification time, so drawing a card never parses YAML or Jinja. Errors name file:line:column.
+
+```yaml
+size: poker                  # optional: the card size the layout is drawn for (default: the game's)
+include: [common/parts.yaml] # optional: files under templates/ whose colours, strings and parts are merged
+colours: {ink: "#222222"}    # named colours; colour values take a name, "#rrggbb[aa]" or "none"
+strings: {ally: {ja: 友軍, en: Ally}}   # labels in both languages, in templates as s.ally
+vars: {tier: "'gold' if card.vp >= 4 else 'silver'"}  # per-card values (Jinja expressions, in order)
+parts: {frame: [boxes]}      # reusable boxes; `- use: frame` inserts them
+backs: {default: [boxes]}    # shared deck backs by name; `default` is the deck's back
+cards:                       # the first entry whose `match` fits a card is used
+  - match: {type: princess}  # keys: type, id, copy or any card field; a value or a list of values
+    front: [boxes]
+    back: default            # a name from backs (shared), or a list of boxes: this card's own back
+```
+
+A box: `{name, kind, at: [x, y, w, h], when?, rotate?, ...}` where x, y, w, h are numbers or
+arithmetic on W and H (the card's width and height), e.g. `[3, "H-10", "W-6", 7]`; `at: full`
+is the whole card. Kinds and their keys:
+
+- `rect`: fill, stroke, stroke_width (pt), radius (mm), bleed (extend edges on the trim into the bleed)
+- `text`: text, font (gothic|mincho), size, min_size, leading (ratio), align (left|center|right),
+  valign (top|middle|bottom), colour, bold
+- `icon`: icon (a name from cardgen/render/icons.py), colour, accent, knockout, outline,
+  outline_width, count, gap, align, valign, per_row, and for patterns cell, width, motif, motif_size;
+  `decor: true` lets a decorative icon reach past the safe zone
+- `line`: from (x, y) to (x + w, y + h); colour, width (pt), dash
+
+Every box may also have `rotate` (degrees counter-clockwise about its centre; `at` is the
+unrotated frame) and `when` (a Jinja expression; the box is drawn only when it is true).
+Text and icon boxes must stay 3 mm inside the trim (the safe zone); the loader checks it.
+Backgrounds (`rect` with `bleed: true`) reach into the bleed.
+
+Template variables: `card` (id, type, copy, count = copies of its type, name, name_ja, name_en
+and every field, texts in the chosen language), `fields` (a list of {name, label, value} in
+card_fields order), `name`, `lang`, `game` (id, title, parameters, total, back), `s` (strings),
+`param(name, default)`, `label(field)`, `t(text)` (a {ja, en} value in the chosen language),
+`colours`, and the layout's `vars`. A shared back must not read `card`, `name` or `vars`: it
+is drawn once per file; a card whose back shows its own data gets its own back (a list of
+boxes under `back:`).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import jinja2
+import jinja2.meta
+import yaml
+
+from ..errors import DataError, Problem
+from ..load import _display_path, _Reader, package_root
+from ..model import LANGUAGES, Card, Game, Location, Text
+from . import icons
+
+CARD_SIZES_MM: dict[str, tuple[float, float]] = {
+    "poker": (63.5, 88.9),
+    "bridge": (57.15, 88.9),
+    "mini": (44.0, 68.0),
+    "euro": (59.0, 92.0),
+    "tarot": (70.0, 120.0),
+}
+SAFE_MM = 3.0
+KINDS = ("rect", "text", "icon", "line")
+COMMON_KEYS = {"name", "kind", "at", "when", "rotate"}
+KIND_KEYS: dict[str, set[str]] = {
+    "rect": {"fill", "stroke", "stroke_width", "radius", "bleed", "dash"},
+    "text": {"text", "font", "size", "min_size", "leading", "align", "valign", "colour", "bold"},
+    "icon": {
+        "icon", "colour", "accent", "knockout", "outline", "outline_width", "count", "gap", "align",
+        "valign", "per_row", "cell", "width", "motif", "motif_size", "radius", "decor",
+    },
+    "line": {"colour", "width", "dash"},
+}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "rect": {"fill": "none", "stroke": "none", "stroke_width": 0.5, "radius": 0, "bleed": False, "dash": None},
+    "text": {"text": "", "font": "gothic", "size": 9, "min_size": None, "leading": 1.25, "align": "left",
+             "valign": "top", "colour": "#000000", "bold": False},
+    "icon": {"colour": "#000000", "decor": False},
+    "line": {"colour": "#000000", "width": 0.5, "dash": None},
+}
+CHOICES = {
+    "font": ("gothic", "mincho"),
+    "align": ("left", "center", "right"),
+    "valign": ("top", "middle", "bottom"),
+}
+NUMBER_KEYS = {"size", "min_size", "leading", "stroke_width", "radius", "width", "outline_width", "gap",
+               "cell", "motif_size"}
+INT_KEYS = {"count", "per_row"}
+BOOL_KEYS = {"bleed", "bold", "decor"}
+COLOUR_KEYS = {"fill", "stroke", "colour", "accent", "knockout", "outline"}
+
+
+class LayoutError(DataError):
+    """A layout file is invalid, or a template failed for a card."""
+
+
+# --- compiled values ----------------------------------------------------------------------------
+
+_ENV = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
+
+
+class Value:
+    """A box parameter: a constant, a per-language pair, or a compiled template."""
+
+    __slots__ = ("const", "per_lang", "template", "is_const", "refs")
+
+    def __init__(self, const: Any = None, per_lang: dict[str, "Value"] | None = None, template=None,
+                 refs: frozenset[str] = frozenset()):
+        self.const = const
+        self.per_lang = per_lang
+        self.template = template
+        self.is_const = per_lang is None and template is None
+        self.refs = refs if per_lang is None else frozenset().union(*(v.refs for v in per_lang.values()))
+
+    def get(self, ctx: Mapping[str, Any], lang: str) -> Any:
+        if self.per_lang is not None:
+            return self.per_lang[lang].get(ctx, lang)
+        if self.template is not None:
+            return self.template.render(ctx)
+        return self.const
+
+
+def _refs(source: str) -> frozenset[str]:
+    """The template variables a Jinja source reads."""
+    return frozenset(jinja2.meta.find_undeclared_variables(_ENV.parse(source)))
+
+
+_COMPILED: dict[str, tuple[Any, frozenset[str]]] = {}
+_SIMPLE = re.compile(r"^([^{}]*)\{\{\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\}\}([^{}]*)$")
+
+
+class _Lookup:
+    """A template of the form "prefix{{ a.b.c }}suffix", rendered without Jinja (the common case)."""
+
+    __slots__ = ("prefix", "path", "suffix")
+
+    def __init__(self, prefix: str, path: str, suffix: str):
+        self.prefix, self.path, self.suffix = prefix, tuple(path.split(".")), suffix
+
+    def render(self, ctx: Mapping[str, Any]) -> str:
+        value: Any = ctx.get(self.path[0], _MISSING)
+        for part in self.path[1:]:
+            if value is _MISSING:
+                break
+            if isinstance(value, Mapping):
+                value = value.get(part, _MISSING)
+            else:
+                value = getattr(value, part, _MISSING)
+        text = "" if value is _MISSING else str(value)
+        return f"{self.prefix}{text}{self.suffix}"
+
+
+_MISSING = object()
+
+
+def _compile(source: str) -> tuple[Any, frozenset[str]]:
+    """Compile a template once per process (parts used by many entries share it)."""
+    hit = _COMPILED.get(source)
+    if hit is None:
+        template = _ENV.from_string(source)  # also checks the syntax
+        simple = _SIMPLE.match(source)
+        if simple and "\n" not in source:
+            template = _Lookup(*simple.groups())
+        hit = (template, _refs(source))
+        _COMPILED[source] = hit
+    return hit
+
+
+@dataclass(frozen=True)
+class Box:
+    name: str
+    kind: str
+    x: float
+    y: float
+    w: float
+    h: float
+    params: Mapping[str, Value]
+    when: Callable[..., Any] | None
+    rotate: float
+    location: Location
+    when_refs: frozenset[str] = frozenset()
+
+    @property
+    def refs(self) -> frozenset[str]:
+        """Every template variable the box reads."""
+        return self.when_refs.union(*(v.refs for v in self.params.values()))
+
+    def value(self, key: str, ctx: Mapping[str, Any], lang: str) -> Any:
+        """The parameter `key` for this card and language, converted to its type."""
+        v = self.params.get(key)
+        raw = v.get(ctx, lang) if v is not None else DEFAULTS.get(self.kind, {}).get(key)
+        if v is None or v.is_const:
+            return raw
+        return _coerce(key, raw, self)
+
+
+@dataclass(frozen=True)
+class Entry:
+    match: Mapping[str, tuple]
+    front: tuple[Box, ...]
+    back: str | tuple[Box, ...]
+    location: Location
+
+    @property
+    def own_back(self) -> bool:
+        return isinstance(self.back, tuple)
+
+    def matches(self, card: Card) -> bool:
+        for key, wanted in self.match.items():
+            if key == "type":
+                actual: Any = card.type_id
+            elif key == "id":
+                actual = card.id
+            elif key == "copy":
+                actual = card.copy
+            else:
+                actual = card.fields.get(key)
+            if actual not in wanted and str(actual) not in {str(w) for w in wanted}:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Layout:
+    path: Path
+    width: float
+    height: float
+    colours: Mapping[str, str]
+    strings: Mapping[str, Text]
+    backs: Mapping[str, tuple[Box, ...]]
+    entries: tuple[Entry, ...]
+    files: tuple[tuple[str, float], ...] = ()
+    by_card: Mapping[str, int] = field(default_factory=dict)
+    vars: tuple[tuple[str, Callable[..., Any]], ...] = ()
+
+    def entry_for(self, card: Card) -> Entry:
+        index = self.by_card.get(card.id)
+        if index is not None and self.entries[index].matches(card):
+            return self.entries[index]
+        for entry in self.entries:
+            if entry.matches(card):
+                return entry
+        raise LayoutError([Problem(Location(str(self.path), 1, 1),
+                                   f"no entry under 'cards:' matches card {card.id} (type {card.type_id}); add one, e.g. one without 'match'")])
+
+    def boxes(self, card: Card, side: str) -> tuple[tuple[Box, ...], bool]:
+        """The boxes of one side of a card and whether that side is the card's own back."""
+        entry = self.entry_for(card)
+        if side == "front":
+            return entry.front, False
+        if isinstance(entry.back, tuple):
+            return entry.back, True
+        return self.backs[entry.back], False
+
+    def strings_in(self, lang: str) -> dict[str, str]:
+        return {k: v.get(lang) for k, v in self.strings.items()}
+
+
+# --- locating and caching -----------------------------------------------------------------------
+
+def templates_dirs(game: Game) -> list[Path]:
+    """Where templates/ folders are looked for: beside the game's card_data/, then the bundled one."""
+    dirs = [game.root.resolve().parent.parent / "templates", package_root() / "templates"]
+    out: list[Path] = []
+    for d in dirs:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def layout_path(game: Game) -> Path:
+    """The layout file of a game: templates/<id>/layout.yaml, else the generic common/default.yaml."""
+    for base in templates_dirs(game):
+        candidate = base / game.id / "layout.yaml"
+        if candidate.is_file():
+            return candidate
+    for base in templates_dirs(game):
+        candidate = base / "common" / "default.yaml"
+        if candidate.is_file():
+            return candidate
+    raise LayoutError(f"{game.id}: no layout; write templates/{game.id}/layout.yaml (see cardgen/render/layout.py)")
+
+
+_CACHE: dict[tuple, Layout] = {}
+
+
+def get_layout(game: Game) -> Layout:
+    """The compiled layout of `game`, from the cache while its files are unchanged.
+
+    The cache is keyed by the game's folder, id and card size; a hit costs one stat() per
+    layout file (the layout and what it includes), so calling this per card is cheap.
+    """
+    key = (str(game.root), game.id, game.card_size)
+    cached = _CACHE.get(key)
+    if cached is not None and all(_mtime(f) == m for f, m in cached.files):
+        return cached
+    layout = load_layout(game, layout_path(game))
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    _CACHE[key] = layout
+    return layout
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return -1.0
+
+
+def design_size(game: Game, size: str | None = None) -> tuple[float, float]:
+    name = size or game.card_size
+    if name in CARD_SIZES_MM:
+        return CARD_SIZES_MM[name]
+    w, h = (float(p) for p in name.lower().split("x"))
+    return w, h
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+def load_layout(game: Game, path: Path) -> Layout:
+    """Read, expand and validate a layout for `game`; raise LayoutError listing every problem."""
+    loader = _LayoutLoader(game, path)
+    layout = loader.load()
+    if loader.r.problems:
+        raise LayoutError(loader.r.problems)
+    assert layout is not None
+    return layout
+
+
+class _FastReader(_Reader):
+    """load.py's reader, composing with libyaml when it is available (same nodes and marks)."""
+
+    _loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    def read(self, path: Path) -> yaml.Node | None:
+        if self._loader is yaml.SafeLoader or not path.is_file():
+            return super().read(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+            node = yaml.compose(text, Loader=self._loader)
+        except (UnicodeDecodeError, yaml.YAMLError):
+            return super().read(path)  # the pure-Python path words the error with its position
+        if node is None:
+            return super().read(path)
+        self._tag_files(node, _display_path(path))
+        return node
+
+
+class _LayoutLoader:
+    def __init__(self, game: Game, path: Path):
+        self.game = game
+        self.path = path
+        self.r = _FastReader()
+        self.files: list[tuple[str, float]] = []
+        self.parts: dict[str, yaml.Node] = {}
+        self.colours: dict[str, str] = {}
+        self.strings: dict[str, Text] = {}
+        self.vars: list[tuple[str, Callable[..., Any]]] = []
+        self.W, self.H = design_size(game)
+
+    def _read(self, path: Path) -> yaml.Node | None:
+        self.files.append((str(path), _mtime(str(path))))
+        return self.r.read(path)
+
+    def load(self) -> Layout | None:
+        root = self._read(self.path)
+        if root is None:
+            return None
+        top = self.r.mapping(root, "layout", set(), {"size", "include", "colours", "strings", "vars", "parts", "backs", "cards"})
+        if top is None:
+            return None
+        if "size" in top:
+            size = self.r.scalar(top["size"][1], "size", "str")
+            if size:
+                try:
+                    self.W, self.H = design_size(self.game, size)
+                except ValueError:
+                    self.r.error(top["size"][1], f"size '{size}' is unknown; use poker, bridge, mini, euro, tarot or WxH in mm")
+        if "include" in top:
+            for item in self.r.sequence(top["include"][1], "include") or []:
+                name = self.r.scalar(item, "include", "str")
+                if name:
+                    self._include(item, name)
+        self._definitions(top)
+        backs: dict[str, tuple[Box, ...]] = {}
+        if "backs" in top:
+            entries = self.r.mapping(top["backs"][1], "backs", set(), None) or {}
+            per_card = {"card", "name"} | {v for v, _ in self.vars}
+            for name, (_, node) in entries.items():
+                backs[name] = self._boxes(node, f"backs.{name}")
+                for box in backs[name]:
+                    used = sorted(box.refs & per_card)
+                    if used:
+                        self.r.problems.append(Problem(box.location, (
+                            f"box '{box.name}' in the shared back '{name}' reads {', '.join(used)}, which differ from card "
+                            f"to card; a shared back is the same for every card (it is drawn once per file). Give the "
+                            f"cards their own back instead (a list of boxes under 'back:' in their cards entry)")))
+        if "default" not in backs:
+            if "generic_back" in self.parts:
+                backs["default"] = self._boxes(self.parts["generic_back"], "backs.default")
+            else:
+                self.r.error(root, "layout: no deck back; add 'backs: {default: [...]}' or include common/backs.yaml")
+        cards_entries: list[Entry] = []
+        if "cards" not in top:
+            self.r.error(root, "layout: missing 'cards:'; list at least one entry with a front")
+        else:
+            for item in self.r.sequence(top["cards"][1], "cards") or []:
+                entry = self._entry(item, backs)
+                if entry is not None:
+                    cards_entries.append(entry)
+        by_card: dict[str, int] = {}
+        for card in self.game.cards:
+            for index, entry in enumerate(cards_entries):
+                if entry.matches(card):
+                    by_card[card.id] = index
+                    break
+            else:
+                if cards_entries:
+                    self.r.error(top["cards"][1], f"cards: no entry matches card {card.id} (type {card.type_id}); add an entry for it")
+        if self.r.problems:
+            return None
+        return Layout(self.path, self.W, self.H, dict(self.colours), dict(self.strings), backs,
+                      tuple(cards_entries), tuple(self.files), by_card, tuple(self.vars))
+
+    def _include(self, node: yaml.Node, name: str) -> None:
+        for base in [self.path.parent.parent] + _templates_dirs_for(self.game):
+            candidate = base / name
+            if candidate.is_file():
+                break
+        else:
+            self.r.error(node, f"include '{name}': no such file under templates/; check the name")
+            return
+        inc = self._read(candidate)
+        if inc is None:
+            return
+        top = self.r.mapping(inc, f"{name}", set(), {"colours", "strings", "vars", "parts"})
+        if top is not None:
+            self._definitions(top)
+
+    def _definitions(self, top: dict) -> None:
+        if "colours" in top:
+            for name, (key, node) in (self.r.mapping(top["colours"][1], "colours", set(), None) or {}).items():
+                value = self.r.scalar(node, f"colours.{name}", "str")
+                if value is not None:
+                    if not _valid_colour(value):
+                        self.r.error(node, f"colours.{name}: '{value}' is not a colour; use #rrggbb, #rrggbbaa or none")
+                    self.colours[name] = value
+        if "strings" in top:
+            for name, (key, node) in (self.r.mapping(top["strings"][1], "strings", set(), None) or {}).items():
+                text = self.r.text(node, f"strings.{name}")
+                if text is not None:
+                    self.strings[name] = text
+        if "vars" in top:
+            for name, (key, node) in (self.r.mapping(top["vars"][1], "vars", set(), None) or {}).items():
+                src = self.r.scalar(node, f"vars.{name}", "str")
+                if src is None:
+                    continue
+                try:
+                    self.vars.append((name, _ENV.compile_expression(src)))
+                except jinja2.TemplateSyntaxError as exc:
+                    self.r.error(node, f"vars.{name}: not a valid expression: {exc.message}")
+        if "parts" in top:
+            for name, (key, node) in (self.r.mapping(top["parts"][1], "parts", set(), None) or {}).items():
+                if self.r.sequence(node, f"parts.{name}") is not None:
+                    self.parts[name] = node
+
+    def _entry(self, node: yaml.Node, backs: dict[str, tuple[Box, ...]]) -> Entry | None:
+        e = self.r.mapping(node, "cards entry", {"front"}, {"match", "front", "back"})
+        if e is None or "front" not in e:
+            return None
+        match: dict[str, tuple] = {}
+        if "match" in e:
+            known = {"type", "id", "copy"} | set(self.game.field_specs)
+            for key, (knode, vnode) in (self.r.mapping(e["match"][1], "match", set(), None) or {}).items():
+                if key not in known:
+                    self.r.error(knode, f"match: unknown key '{key}'; use type, id, copy or a card field ({', '.join(sorted(self.game.field_specs))})")
+                    continue
+                value = self.r.plain(vnode)
+                values = tuple(value) if isinstance(value, list) else (value,)
+                if key == "type":
+                    type_ids = {t.id for t in self.game.card_types}
+                    for v in values:
+                        if v not in type_ids:
+                            self.r.error(vnode, f"match: no card type '{v}' in this game; types are {', '.join(sorted(type_ids))}")
+                match[key] = values
+        front = self._boxes(e["front"][1], "front")
+        back: str | tuple[Box, ...] = "default"
+        if "back" in e:
+            bnode = e["back"][1]
+            if isinstance(bnode, yaml.ScalarNode):
+                back = str(bnode.value)
+                if back not in backs:
+                    self.r.error(bnode, f"back '{back}' is not one of backs: {', '.join(sorted(backs)) or '(none)'}")
+            else:
+                back = self._boxes(bnode, "back")
+        return Entry(match, front, back, self.r.where(node))
+
+    # --- boxes ----------------------------------------------------------------------------------
+
+    def _boxes(self, node: yaml.Node, what: str, depth: int = 0) -> tuple[Box, ...]:
+        out: list[Box] = []
+        for item in self.r.sequence(node, what) or []:
+            if isinstance(item, yaml.MappingNode) and any(k.value == "use" for k, _ in item.value):
+                u = self.r.mapping(item, f"{what}: use", {"use"}, {"use"})
+                name = self.r.scalar(u["use"][1], "use", "str") if u and "use" in u else None
+                if name is None:
+                    continue
+                if name not in self.parts:
+                    self.r.error(item, f"use '{name}': no such part; parts are {', '.join(sorted(self.parts)) or '(none)'}")
+                    continue
+                if depth > 8:
+                    self.r.error(item, f"use '{name}': parts nest too deep (a part uses itself?)")
+                    continue
+                out.extend(self._boxes(self.parts[name], f"part {name}", depth + 1))
+                continue
+            box = self._box(item, what)
+            if box is not None:
+                out.append(box)
+        return tuple(out)
+
+    def _box(self, node: yaml.Node, what: str) -> Box | None:
+        m = self.r.mapping(node, f"{what} box", {"name", "kind", "at"}, None)
+        if m is None or not {"name", "kind", "at"} <= m.keys():
+            return None
+        name = self.r.scalar(m["name"][1], "box name", "str") or "?"
+        kind = self.r.scalar(m["kind"][1], f"box '{name}' kind", "str")
+        if kind not in KINDS:
+            if kind is not None:
+                self.r.error(m["kind"][1], f"box '{name}': kind '{kind}' is unknown; use one of {', '.join(KINDS)}")
+            return None
+        allowed = COMMON_KEYS | KIND_KEYS[kind]
+        ok = True
+        for key, (knode, _) in m.items():
+            if key not in allowed:
+                self.r.error(knode, f"box '{name}': key '{key}' is not used by a {kind} box; allowed: {', '.join(sorted(allowed))}")
+                ok = False
+        at = self._at(m["at"][1], name)
+        when = None
+        when_refs: frozenset[str] = frozenset()
+        if "when" in m:
+            src = self.r.scalar(m["when"][1], f"box '{name}' when", "str")
+            if src:
+                try:
+                    when = _ENV.compile_expression(src)
+                    when_refs = _refs("{{ " + src + " }}")
+                except jinja2.TemplateSyntaxError as exc:
+                    self.r.error(m["when"][1], f"box '{name}': 'when' is not a valid expression: {exc.message}")
+        rotate = 0.0
+        if "rotate" in m:
+            rotate = float(self.r.scalar(m["rotate"][1], f"box '{name}' rotate", "number") or 0)
+        params: dict[str, Value] = {}
+        location = self.r.where(node)
+        for key in KIND_KEYS[kind]:
+            if key in m:
+                value = self._value(m[key][1], key, name)
+                if value is not None:
+                    params[key] = value
+        if at is None or not ok:
+            return None
+        if kind == "icon" and "icon" not in params:
+            self.r.error(node, f"box '{name}': an icon box needs 'icon: <name>'")
+            return None
+        box = Box(name, kind, *at, params=params, when=when, rotate=rotate, location=location, when_refs=when_refs)
+        self._check_safe(box, node)
+        return box
+
+    def _at(self, node: yaml.Node, name: str) -> tuple[float, float, float, float] | None:
+        if isinstance(node, yaml.ScalarNode) and node.value == "full":
+            return 0.0, 0.0, self.W, self.H
+        items = self.r.sequence(node, f"box '{name}' at")
+        if items is None:
+            return None
+        if len(items) != 4:
+            self.r.error(node, f"box '{name}': 'at' needs four values [x, y, width, height] in mm, got {len(items)}")
+            return None
+        out = []
+        for item in items:
+            if not isinstance(item, yaml.ScalarNode):
+                self.r.error(item, f"box '{name}': 'at' values must be numbers or arithmetic on W and H")
+                return None
+            try:
+                out.append(_arith(str(item.value), {"W": self.W, "H": self.H}))
+            except ValueError as exc:
+                self.r.error(item, f"box '{name}': {exc}")
+                return None
+        if out[2] < 0 or out[3] < 0:
+            self.r.error(node, f"box '{name}': width and height must not be negative")
+            return None
+        return out[0], out[1], out[2], out[3]
+
+    def _value(self, node: yaml.Node, key: str, box: str) -> Value | None:
+        if isinstance(node, yaml.MappingNode) and {k.value for k, _ in node.value} <= set(LANGUAGES) and node.value:
+            per: dict[str, Value] = {}
+            for k, v in node.value:
+                sub = self._value(v, key, box)
+                if sub is None:
+                    return None
+                per[k.value] = sub
+            for lang in LANGUAGES:
+                if lang not in per:
+                    self.r.error(node, f"box '{box}': {key} gives '{', '.join(per)}' but not '{lang}'; give both ja and en")
+                    return None
+            return Value(per_lang=per)
+        if key == "dash" and isinstance(node, yaml.SequenceNode):
+            raw_list = self.r.plain(node)
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw_list):
+                self.r.error(node, f"box '{box}': dash must be a list of numbers (on, off lengths in pt)")
+                return None
+            return Value(const=[float(v) for v in raw_list])
+        if not isinstance(node, yaml.ScalarNode):
+            self.r.error(node, f"box '{box}': {key} must be a single value or a {{ja, en}} pair")
+            return None
+        raw = self.r.plain(node)
+        if isinstance(raw, str) and ("{{" in raw or "{%" in raw):
+            try:
+                template, refs = _compile(raw)
+                return Value(template=template, refs=refs)
+            except jinja2.TemplateSyntaxError as exc:
+                line = node.start_mark.line + 1 + max(exc.lineno - 1, 0)
+                self.r.problems.append(Problem(Location(self.r.where(node).path, line, node.start_mark.column + 1),
+                                               f"box '{box}': {key} is not a valid template: {exc.message}"))
+                return None
+        try:
+            return Value(const=_coerce(key, raw, None, self.colours))
+        except ValueError as exc:
+            self.r.error(node, f"box '{box}': {exc}")
+            return None
+
+    def _check_safe(self, box: Box, node: yaml.Node) -> None:
+        if box.kind not in ("text", "icon"):
+            return
+        if box.kind == "icon":
+            decor = box.params.get("decor")
+            if decor is not None and decor.is_const and decor.const:
+                return
+        x0, y0, x1, y1 = rotated_extent(box)
+        eps = 1e-6
+        if x0 < SAFE_MM - eps or y0 < SAFE_MM - eps or x1 > self.W - SAFE_MM + eps or y1 > self.H - SAFE_MM + eps:
+            self.r.error(node, (
+                f"box '{box.name}': a {box.kind} box must stay {SAFE_MM:g} mm inside the trim (safe zone) "
+                f"but spans x {x0:g}..{x1:g}, y {y0:g}..{y1:g} on a {self.W:g} x {self.H:g} mm card; "
+                f"keep it within x {SAFE_MM:g}..{self.W - SAFE_MM:g}, y {SAFE_MM:g}..{self.H - SAFE_MM:g}"
+                + ("" if box.kind == "text" else " (or mark a decorative icon 'decor: true')")))
+
+
+def _templates_dirs_for(game: Game) -> list[Path]:
+    return templates_dirs(game)
+
+
+def rotated_extent(box: Box) -> tuple[float, float, float, float]:
+    """The box's extent (x0, y0, x1, y1) in mm after its rotation about its centre."""
+    if int(round(box.rotate)) % 180 == 90:
+        cx, cy = box.x + box.w / 2, box.y + box.h / 2
+        return cx - box.h / 2, cy - box.w / 2, cx + box.h / 2, cy + box.w / 2
+    return box.x, box.y, box.x + box.w, box.y + box.h
+
+
+def _valid_colour(value: str) -> bool:
+    try:
+        icons.colour(value)
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def resolve_colour(value: Any, colours: Mapping[str, str]) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return colours.get(text, text)
+
+
+def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | None = None) -> Any:
+    """Convert a parameter to its type; templates give strings."""
+    try:
+        if key in NUMBER_KEYS:
+            return None if raw is None or raw == "" else float(raw)
+        if key in INT_KEYS:
+            return 0 if raw is None or str(raw).strip() == "" else int(float(raw))
+        if key in BOOL_KEYS:
+            if isinstance(raw, str):
+                return raw.strip().lower() in ("true", "yes", "1", "on")
+            return bool(raw)
+    except (TypeError, ValueError):
+        where = f"box '{box.name}' ({box.location}): " if box else ""
+        raise ValueError(f"{where}{key} must be a number, got {raw!r}") from None
+    if key in CHOICES and raw is not None and str(raw) not in CHOICES[key]:
+        where = f"box '{box.name}' ({box.location}): " if box else ""
+        raise ValueError(f"{where}{key} '{raw}' is not one of {', '.join(CHOICES[key])}")
+    if key == "icon" and box is None and str(raw) not in icons.ICONS and str(raw) not in icons.PATTERNS:
+        raise ValueError(f"icon '{raw}' is unknown; known icons: {', '.join(icons.icon_names())}")
+    if key in COLOUR_KEYS and box is None and raw is not None and colours is not None:
+        text = str(raw)
+        if text not in colours and not _valid_colour(text):
+            raise ValueError(f"{key} '{text}' is not a colour; use #rrggbb, #rrggbbaa, none or a name from colours")
+    if key == "text":
+        return "" if raw is None else str(raw).strip()
+    return raw
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def _arith(src: str, names: Mapping[str, float]) -> float:
+    """Evaluate arithmetic like 'W-6' or '(H-10)/2' with the names given; nothing else."""
+    try:
+        tree = ast.parse(src.strip(), mode="eval")
+    except SyntaxError:
+        raise ValueError(f"'{src}' is not a number or arithmetic on W and H") from None
+
+    def ev(n: ast.AST) -> float:
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            return float(n.value)
+        if isinstance(n, ast.Name) and n.id in names:
+            return float(names[n.id])
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            return _OPS[type(n.op)](ev(n.left), ev(n.right))
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            return -ev(n.operand) if isinstance(n.op, ast.USub) else ev(n.operand)
+        raise ValueError(f"'{src}' is not a number or arithmetic on W and H")
+
+    try:
+        return ev(tree)
+    except ZeroDivisionError:
+        raise ValueError(f"'{src}' divides by zero") from None

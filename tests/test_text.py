@@ -1,0 +1,197 @@
+"""Line breaking (Japanese kinsoku, BudouX phrases, English wrapping) and shrink-to-fit."""
+
+from __future__ import annotations
+
+import budoux
+import pytest
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from cardgen.fonts import register_fonts
+from cardgen.text import NO_LINE_END, NO_LINE_START, Fitted, break_lines, fit_text
+
+GOTHIC, MINCHO = register_fonts()
+SIZE = 10.0
+
+
+def em(n: float) -> float:
+    """The width of n full-width characters at SIZE (IPAex full-width glyphs are 1 em)."""
+    return stringWidth("あ", GOTHIC, SIZE) * n + 0.01
+
+
+def widths_ok(lines, width, font=GOTHIC, size=SIZE):
+    return all(stringWidth(line, font, size) <= width + 1e-6 for line in lines)
+
+
+# --- the kinsoku sets -------------------------------------------------------------------------
+
+def test_sets_hold_the_jis_x_4051_characters():
+    for ch in "、。，．・：；？！）」』】〕〉》ー々ゝゞ‼⁉ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ":
+        assert ch in NO_LINE_START, ch
+    for ch in ")]}｣,.!?:;":  # half-width closing brackets and punctuation
+        assert ch in NO_LINE_START, ch
+    for ch in "「『（【〔〈《([{｢":
+        assert ch in NO_LINE_END, ch
+    assert not (NO_LINE_START & NO_LINE_END)
+
+
+@pytest.mark.parametrize("ch", sorted(NO_LINE_START))
+def test_no_line_starts_with_a_forbidden_character(ch):
+    # Five kana fill the line exactly, so a naive break would start line 2 with `ch`.
+    text = "あいうえお" + ch + "かきくけこさしすせそ"
+    lines = break_lines(text, GOTHIC, SIZE, em(5), "ja")
+    assert len(lines) >= 2
+    for line in lines[1:]:
+        assert line and line[0] not in NO_LINE_START, lines
+    assert "".join(lines) == text
+    assert widths_ok(lines, em(5))
+
+
+@pytest.mark.parametrize("ch", sorted(NO_LINE_END))
+def test_no_line_ends_with_an_opening_bracket(ch):
+    # The opener is the fifth character: it would end line 1; it must move to line 2.
+    text = "あいうえ" + ch + "かきくけこさしすせそ"
+    lines = break_lines(text, GOTHIC, SIZE, em(5), "ja")
+    for line in lines[:-1]:
+        assert line[-1] not in NO_LINE_END, lines
+    assert lines[1].startswith(ch), lines
+    assert "".join(lines) == text
+
+
+def test_a_run_of_forbidden_characters_moves_with_its_word():
+    # 「っ」「ー」「。」「」」 after the margin all stay off the line start: the last word moves.
+    text = "あいうえおかきくけ「ちょっと待ってー。」と言った。"
+    for n in range(4, 12):
+        lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+        assert "".join(lines) == text
+        assert widths_ok(lines, em(n))
+        for line in lines[1:]:
+            assert line[0] not in NO_LINE_START, (n, lines)
+        for line in lines[:-1]:
+            assert line[-1] not in NO_LINE_END, (n, lines)
+
+
+def test_kinsoku_holds_on_real_card_text_at_every_width():
+    texts = [
+        "行動＞プレイヤー１人（あなたでもよい）を指定する。そのプレイヤーは、得点を持っているなら、そのうち１枚を選んで表（協力者）にする。",
+        "迎撃エリアにいるとき、出撃フェイズに宣言できる。合計14以上の敵は戦死、13以下は撤退。その後この王子は戦死する。",
+        "森のエルフがやってきた。『お花に水をやっておるのじゃ』じょうろの水の音はそれとなくお花摘みを連想させた。尿意+1",
+        "ひなが「ピイ！」と鳴いた瞬間、驚いておもらししてしまった‥‥。",
+    ]
+    for text in texts:
+        for n in range(4, 30):
+            lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+            assert "".join(lines) == text
+            assert widths_ok(lines, em(n)), (n, lines)
+            assert all(line[0] not in NO_LINE_START for line in lines[1:]), (n, lines)
+            assert all(line[-1] not in NO_LINE_END for line in lines[:-1]), (n, lines)
+            # "‥‥" is never split
+            assert not any(a.endswith("‥") and b.startswith("‥") for a, b in zip(lines, lines[1:]))
+
+
+# --- BudouX phrases ---------------------------------------------------------------------------
+
+def test_breaks_at_a_budoux_phrase_boundary_when_it_fits():
+    text = "今日は天気です。"
+    assert budoux.load_default_japanese_parser().parse(text) == ["今日は", "天気です。"]
+    # Five characters fit ("今日は天気"), but the break goes between the phrases.
+    lines = break_lines(text, GOTHIC, SIZE, em(5), "ja")
+    assert lines == ["今日は", "天気です。"]
+
+
+def test_phrase_breaks_never_split_a_phrase_that_fits_a_line():
+    text = "そのプレイヤーは、得点を持っているなら、そのうち１枚を選んで表にする。"
+    phrases = budoux.load_default_japanese_parser().parse(text)
+    bounds = set()
+    pos = 0
+    for p in phrases:
+        pos += len(p)
+        bounds.add(pos)
+    lines = break_lines(text, GOTHIC, SIZE, em(12), "ja")
+    pos = 0
+    for line in lines[:-1]:
+        pos += len(line)
+        assert pos in bounds, (lines, phrases)
+
+
+def test_a_phrase_longer_than_the_line_breaks_between_characters():
+    text = "アイウエオカキクケコサシスセソタチツ"  # one katakana phrase of 18 characters
+    assert budoux.load_default_japanese_parser().parse(text) == [text]
+    assert break_lines(text, GOTHIC, SIZE, em(6), "ja") == ["アイウエオカ", "キクケコサシ", "スセソタチツ"]
+    # with small kana, kinsoku still applies inside the phrase
+    text = "アクションポイントアクションポイント"
+    lines = break_lines(text, GOTHIC, SIZE, em(6), "ja")
+    assert "".join(lines) == text
+    assert widths_ok(lines, em(6))
+    assert all(line[0] not in NO_LINE_START for line in lines[1:])
+
+
+def test_ascii_words_and_numbers_inside_japanese_stay_whole():
+    text = "合計14以上の敵は戦死、13以下は撤退。"
+    for n in range(3, 12):
+        lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+        for a, b in zip(lines, lines[1:]):
+            assert not (a[-1].isdigit() and b[0].isdigit()), lines
+
+
+def test_explicit_newline_forces_a_break():
+    assert break_lines("あいう\nえお", GOTHIC, SIZE, em(20), "ja") == ["あいう", "えお"]
+    assert break_lines("one\n\ntwo", GOTHIC, SIZE, 500, "en") == ["one", "", "two"]
+
+
+# --- English ----------------------------------------------------------------------------------
+
+def test_english_wraps_at_spaces():
+    text = "Action > Choose a player (you may choose yourself). If that player has score cards, they choose one."
+    width = 110
+    lines = break_lines(text, GOTHIC, SIZE, width, "en")
+    assert len(lines) > 2
+    assert " ".join(lines) == text
+    assert widths_ok(lines, width)
+    # greedy: the next word would not have fitted on the line before
+    for a, b in zip(lines, lines[1:]):
+        assert stringWidth(a + " " + b.split()[0], GOTHIC, SIZE) > width
+
+
+def test_a_word_longer_than_the_line_is_broken_by_characters():
+    lines = break_lines("a Supercalifragilisticexpialidocious b", GOTHIC, SIZE, 60, "en")
+    assert "".join(lines).replace(" ", "") == "aSupercalifragilisticexpialidociousb"
+    assert widths_ok(lines, 60)
+    assert len(lines) >= 3
+
+
+# --- fitting ----------------------------------------------------------------------------------
+
+def test_fit_text_keeps_the_size_when_it_fits():
+    fitted = fit_text("Short text.", GOTHIC, 200, 40, 10, 6, "en")
+    assert fitted == Fitted(("Short text.",), 10, 12.5, False)
+
+
+def test_fit_text_shrinks_in_quarter_points_to_the_largest_size_that_fits():
+    text = "行動＞プレイヤー１人（あなたでもよい）を指定する。そのプレイヤーは、得点を持っているなら、そのうち１枚を選んで表（協力者）にする。"
+    width, height = 150.0, 45.0
+    fitted = fit_text(text, GOTHIC, width, height, 10, 5, "ja")
+    assert not fitted.overflow
+    assert 5 <= fitted.size < 10
+    assert ((10 - fitted.size) / 0.25) == int((10 - fitted.size) / 0.25)
+    assert fitted.leading == pytest.approx(fitted.size * 1.25)
+    assert len(fitted.lines) * fitted.leading <= height + 1e-6
+    assert widths_ok(fitted.lines, width, size=fitted.size)
+    assert "".join(fitted.lines) == text
+    # one step larger does not fit
+    bigger = fitted.size + 0.25
+    lines = break_lines(text, GOTHIC, bigger, width, "ja")
+    assert len(lines) * bigger * 1.25 > height
+
+
+def test_fit_text_reports_overflow_at_the_floor_size():
+    text = "This text is far too long for such a tiny box. " * 5
+    fitted = fit_text(text, GOTHIC, 80, 20, 9, 6, "en")
+    assert fitted.overflow
+    assert fitted.size == 6
+    assert len(fitted.lines) * fitted.leading > 20
+
+
+def test_fit_text_leading_ratio_is_used():
+    fitted = fit_text("a\nb", GOTHIC, 100, 100, 10, 10, "en", leading_ratio=1.5)
+    assert fitted.leading == 15
+    assert fitted.lines == ("a", "b")
