@@ -1,0 +1,233 @@
+"""Rulebooks: read every PDF back and check it against the game data it was made from."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from cardgen.errors import DataError
+from cardgen.load import bundled_game_ids, bundled_games_dir, load_game
+from cardgen.model import Text
+from cardgen.render.rulebook import build_rulebook, load_style, parse_markdown, write_rulebooks
+
+GAMES = ["llll", "requiem", "alice", "ohanatsumi"]
+LANGS = ["ja", "en"]
+BOOKS = [(g, lang) for g in GAMES for lang in LANGS]
+STANDARD_14 = {
+    "Courier", "Courier-Bold", "Courier-Oblique", "Courier-BoldOblique", "Helvetica", "Helvetica-Bold",
+    "Helvetica-Oblique", "Helvetica-BoldOblique", "Times-Roman", "Times-Bold", "Times-Italic",
+    "Times-BoldItalic", "Symbol", "ZapfDingbats",
+}
+
+
+def squash(text: str) -> str:
+    """Remove all white space, so that words broken across lines or table cells still match."""
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.fixture(scope="module")
+def books() -> dict[tuple[str, str], bytes]:
+    return {(g, lang): build_rulebook(load_game(g), lang) for g, lang in BOOKS}
+
+
+@pytest.fixture(scope="module")
+def texts(books) -> dict[tuple[str, str], list[str]]:
+    return {key: [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages] for key, data in books.items()}
+
+
+def test_all_bundled_games_have_rules_in_both_languages():
+    for game_id in bundled_game_ids():
+        for lang in LANGS:
+            assert (bundled_games_dir() / game_id / f"rules.{lang}.md").is_file(), (game_id, lang)
+    assert set(GAMES) <= set(bundled_game_ids())
+
+
+@pytest.mark.parametrize("game_id,lang", BOOKS)
+def test_every_card_name_and_count_is_in_the_component_list(texts, game_id, lang):
+    game = load_game(game_id)
+    flat = squash("".join(texts[game_id, lang]))
+    for card_type in game.card_types:
+        first_id = game.cards_of(card_type.id)[0].id
+        row = squash(f"{card_type.name.get(lang)}{card_type.count}{first_id}")
+        assert row in flat, f"{game_id}/{lang}: component list lacks {card_type.name.get(lang)} × {card_type.count} ({first_id})"
+    total = squash(f"{game.total}")
+    assert total in flat
+
+
+@pytest.mark.parametrize("game_id,lang", BOOKS)
+def test_every_card_text_is_printed_in_its_language(texts, game_id, lang):
+    game = load_game(game_id)
+    flat = squash("".join(texts[game_id, lang]))
+    missing = []
+    for card in game.cards:
+        for name, value in card.fields.items():
+            if isinstance(value, Text) and squash(value.get(lang)) not in flat:
+                missing.append(f"{card.id}.{name}: {value.get(lang)[:40]}")
+    assert not missing, f"{game_id}/{lang}: card texts missing from the rulebook: {missing[:5]}"
+
+
+@pytest.mark.parametrize("game_id,lang", BOOKS)
+def test_every_decision_is_printed_and_marked(texts, game_id, lang):
+    game = load_game(game_id)
+    assert game.decisions, game_id
+    flat = squash("".join(texts[game_id, lang]))
+    label = load_style(game_id)["labels"][lang]["decision"]
+    for number, decision in enumerate(game.decisions, 1):
+        assert squash(decision.text.get(lang)) in flat, f"{game_id}/{lang}: decision {decision.id} missing"
+        assert squash(f"{label} D{number}") in flat, f"{game_id}/{lang}: decision {decision.id} not marked"
+
+
+@pytest.mark.parametrize("game_id,lang", BOOKS)
+def test_pages_are_numbered(texts, game_id, lang):
+    pages = texts[game_id, lang]
+    assert len(pages) >= 3
+    for number, text in enumerate(pages, 1):
+        assert f"{number} / {len(pages)}" in text, f"{game_id}/{lang}: page {number} has no page number"
+
+
+@pytest.mark.parametrize("game_id,lang", BOOKS)
+def test_table_of_contents_lists_chapters_with_pages(books, texts, game_id, lang):
+    reader = PdfReader(io.BytesIO(books[game_id, lang]))
+    outline = reader.outline
+    assert len(outline) >= 5, "the PDF outline (bookmarks) is missing"
+    contents = texts[game_id, lang][0]
+    assert load_style(game_id)["labels"][lang]["contents"] in contents
+    flat_contents = squash(contents)
+    for entry in outline:
+        if isinstance(entry, list):  # sections under a chapter
+            continue
+        page = reader.get_destination_page_number(entry) + 1
+        # The contents page names each chapter, then dot leaders, then the page it starts on.
+        assert re.search(re.escape(squash(entry.title)) + r"\.*" + str(page) + r"(?!\d)", flat_contents), \
+            f"{game_id}/{lang}: contents lack {entry.title!r} on page {page}"
+        if not entry.title.startswith(("付録", "Appendix")):  # the appendix draws its own heading
+            assert squash(entry.title) in squash(texts[game_id, lang][page - 1])
+
+
+@pytest.mark.parametrize("game_id,lang", BOOKS)
+def test_fonts_are_embedded_truetype(books, game_id, lang):
+    reader = PdfReader(io.BytesIO(books[game_id, lang]))
+    seen = set()
+    for page in reader.pages:
+        fonts = page["/Resources"].get("/Font", {})
+        for ref in fonts.values():
+            font = ref.get_object()
+            base = str(font["/BaseFont"]).lstrip("/")
+            seen.add(base.split("+")[-1])
+            assert base not in STANDARD_14, f"{base} is a standard font, not embedded"
+            descriptor = font.get("/FontDescriptor")
+            if descriptor is None and "/DescendantFonts" in font:
+                descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"]
+            descriptor = descriptor.get_object()
+            assert "/FontFile2" in descriptor, f"{base} is not embedded as TrueType"
+    assert {"IPAexGothic", "IPAexMincho"} <= seen
+
+
+def test_rulebooks_are_byte_identical_across_runs(books):
+    again = build_rulebook(load_game("llll"), "ja")
+    assert again == books["llll", "ja"]
+
+
+def test_rulebooks_are_byte_identical_across_processes(books):
+    code = ("import sys; from cardgen.load import load_game; from cardgen.render.rulebook import build_rulebook; "
+            "sys.stdout.buffer.write(build_rulebook(load_game('requiem'), 'en'))")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=True).stdout
+    assert out == books["requiem", "en"]
+
+
+def test_numbers_come_from_the_data(texts):
+    llll = load_game("llll")
+    ja = squash("".join(texts["llll", "ja"]))
+    en = squash("".join(texts["llll", "en"]))
+    assert squash(f"ストックから{llll.param('starting_action_points')}点分") in ja
+    assert squash(f"takes {llll.param('starting_action_points')} action points") in en
+    assert squash(f"第{llll.param('rounds')}ラウンド") in ja
+    requiem = load_game("requiem")
+    combat = requiem.param("combat")
+    assert squash(f"{combat['win_at_least']} or more Allies win") in squash("".join(texts["requiem", "en"]))
+    alice = load_game("alice")
+    for band in alice.param("link_bonus"):
+        assert squash(f"{band['min']} to {band['max']} {band['bonus']}") in squash("".join(texts["alice", "en"]))
+
+
+def test_requiem_play_area_is_vector_graphics(books, texts):
+    """The play-area diagram is drawn (paths and text), not an image; its labels read back."""
+    reader = PdfReader(io.BytesIO(books["requiem", "ja"]))
+    page = next(i for i, t in enumerate(texts["requiem", "ja"]) if "敵軍襲来エリア" in t and "魔導師置き場" in t and "被害エリア" in t)
+    resources = reader.pages[page]["/Resources"]
+    assert "/XObject" not in resources or not any(
+        x.get_object().get("/Subtype") == "/Image" for x in resources["/XObject"].values())
+    content = reader.pages[page].get_contents().get_data()
+    assert content.count(b" re") + content.count(b" c\n") > 20  # rectangles / curves of the zones and cards
+    en = "".join(texts["requiem", "en"])
+    for label in ("Enemy decks", "Arrival area", "Interception area", "City deck", "Mages' reserve", "Damage area"):
+        assert label in en
+
+
+def test_write_rulebooks_writes_both_languages(tmp_path):
+    paths = write_rulebooks(load_game("llll"), tmp_path)
+    assert [p.name for p in paths] == ["llll-rules-ja.pdf", "llll-rules-en.pdf"]
+    for p in paths:
+        assert p.read_bytes().startswith(b"%PDF-")
+
+
+def _copy_game(tmp_path: Path, game_id: str = "llll") -> Path:
+    target = tmp_path / game_id
+    shutil.copytree(bundled_games_dir() / game_id, target)
+    return target
+
+
+def test_unknown_parameter_names_file_and_line(tmp_path):
+    folder = _copy_game(tmp_path)
+    (folder / "rules.ja.md").write_text("# 見出し\n\n本文\n\n開始時に{{ param('no_such_rule') }}点。\n\n{{ decisions() }}\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        build_rulebook(load_game(folder), "ja")
+    message = str(info.value)
+    assert "rules.ja.md:5" in message and "no_such_rule" in message
+
+
+def test_rules_text_must_print_the_decisions(tmp_path):
+    folder = _copy_game(tmp_path)
+    (folder / "rules.en.md").write_text("# Rules\n\nPlay well.\n", encoding="utf-8")
+    with pytest.raises(DataError, match="decisions"):
+        build_rulebook(load_game(folder), "en")
+
+
+def test_missing_rules_text_is_a_data_error(tmp_path):
+    folder = _copy_game(tmp_path)
+    (folder / "rules.en.md").unlink()
+    with pytest.raises(DataError, match="rules.en.md"):
+        build_rulebook(load_game(folder), "en")
+
+
+def test_markdown_subset():
+    blocks = parse_markdown("# A\n\npara one\ncontinued\n\n- item\n  more\n  - nested\n1. first\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n> note\n", "en")
+    kinds = [(b.kind, b.level) for b in blocks]
+    assert kinds == [("heading", 1), ("para", 0), ("item", 0), ("item", 1), ("item", 0), ("table", 0), ("note", 0)]
+    assert blocks[1].text == "para one continued"
+    assert blocks[2].text == "item more"
+    assert blocks[5].rows == [["a", "b"], ["1", "2"]] and blocks[5].marker == "left,right"
+    ja = parse_markdown("日本語の\n段落です。\n", "ja")
+    assert ja[0].text == "日本語の段落です。"
+
+
+def test_japanese_lines_follow_kinsoku(texts):
+    """No line of the rules text starts with a closing bracket or punctuation (the mapping appendix,
+    drawn by cardgen.render.standard_sheet with suit symbols between words, is left out)."""
+    bad = "、。，．）」』】！？ー"
+    for game_id in GAMES:
+        pages = texts[game_id, "ja"]
+        end = next((i for i, t in enumerate(pages) if i > 0 and any(l.startswith("付録") for l in t.splitlines()[:3])),
+                   len(pages))
+        for page in pages[:end]:
+            for line in page.splitlines():
+                stripped = line.strip()
+                assert not stripped or stripped[0] not in bad, f"{game_id}: line starts with {stripped[0]!r}: {stripped[:30]}"
