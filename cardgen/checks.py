@@ -49,6 +49,10 @@ def check_game(game: Game, *, simulate: bool = True) -> GameReport:
                 results.extend(getattr(module, hook)(game))
         if simulate and hasattr(module, "simulation_checks"):
             results.extend(module.simulation_checks(game))
+        elif simulate and hasattr(module, "Rules"):
+            from .engine.harness import random_sim_sweep  # every engine gets the random-simulation sweep
+
+            results.extend(random_sim_sweep(game))
     return GameReport(game.id, tuple(results))
 
 

@@ -34,7 +34,13 @@ class GameResult:
 
     @property
     def draw(self) -> bool:
-        return len(self.winners) > 1
+        """A shared win of a competitive game (co-operative games report `success` instead)."""
+        return self.success is None and len(self.winners) > 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "winners": list(self.winners), "length": self.length,
+                "draw": self.draw, "success": self.success, "ending": self.ending,
+                "details": dict(self.details)}
 
 
 class InvariantError(AssertionError):
@@ -79,6 +85,8 @@ class State:
 
     def apply(self, action: Action) -> None:
         """Apply a legal action, or raise IllegalAction naming the legal ones."""
+        if self.is_terminal():
+            raise IllegalAction(f"{self.describe(action)} comes after the end of the game")
         legal = self.legal_actions()
         if action not in legal:
             shown = ", ".join(self.describe(a) for a in legal[:12])
@@ -86,6 +94,10 @@ class State:
             raise IllegalAction(f"{self.describe(action)} is not legal for seat {self.current_player()}; legal: {shown}{more}")
         self._apply(action)
         self.history.append(action)
+
+    def summary(self) -> dict[str, Any]:
+        """A plain (YAML/JSON-friendly) picture of the state for `replay`; games override it."""
+        return {"zones": {name: list(cards) for name, cards in self.zones().items()}}
 
     def check_invariants(self) -> None:
         """Card conservation: every physical card in exactly one zone."""
@@ -105,6 +117,7 @@ class Rules:
     engine_id: ClassVar[str]
     variants: ClassVar[Sequence[str]] = ("standard",)
     max_actions: ClassVar[int] = 10_000   # termination bound used by the random-simulation test
+    cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
 
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         if players not in game.player_counts:
@@ -122,6 +135,21 @@ class Rules:
     def score_range(self) -> tuple[int, int]:
         """Inclusive bounds any seat's score can take, checked by the random-simulation test."""
         raise NotImplementedError
+
+    def new_game(self, seed: int | None = None, deck_order: Sequence[str] | None = None) -> State:
+        """Set up a game from a seed (the one random source of its chance events)."""
+        return self.new_state(random.Random(seed), deck_order)
+
+
+def check_deck_order(game: Game, deck_order: Sequence[str], ids: Sequence[str] | None = None) -> list[str]:
+    """Validate a stacked deck (card ids, top first): each card of `ids` (default: every card) once."""
+    expected = Counter(ids if ids is not None else (card.id for card in game.cards))
+    got = Counter(deck_order)
+    if got != expected:
+        missing = sorted((expected - got).elements())
+        extra = sorted((got - expected).elements())
+        raise ValueError(f"deck_order must list each card once: missing {missing[:6]}, duplicated or unknown {extra[:6]}")
+    return list(deck_order)
 
 
 def shuffled(rng: random.Random, ids: Sequence[str]) -> list[str]:

@@ -1,10 +1,678 @@
-"""Can You Hear the Requiem?: setup arithmetic (the rules engine is added in the engine issue)."""
+"""Can You Hear the Requiem?: the full co-operative rules, setup and claim checks, and bots.
+
+The interception area has one place in front of each enemy deck's arrival (a "slot"). An ally
+sent there fights whatever arrives in its slot; an ally that wins stays and fights the next
+arrival in the same slot until it falls or retreats.
+
+A turn runs the source's nine phases. The automatic ones (1 arrival, 6 combat, 7 damage,
+9 regroup) happen by themselves; in the others the game asks each player in seat order
+(seat 1, 2, 3) for a choice, skipping players who have none:
+
+- ("prince", card)            setup: take one of the three princes (seat order)
+- ("scout", tapped, slot)     2 scouting: tap a line card, reveal the face-down arrival in `slot`
+- ("retreat", card)           3 temporary retreat: an engaged ally returns tapped (free action)
+- ("rally",)                  4 return to the line: untap every tapped card of your line
+- ("sortie", card, slot)      5 sortie: an untapped line card engages the arrival in `slot`
+- ("sortie", card, slot, "declare")  ... a prince sorties and declares at once
+- ("declare", card)           5 a prince already in the interception area declares
+- ("rescue",)                 8 rescue: the top city card joins your line
+- ("none",)                   take no (further) action in this phase
+
+Scouting, return to the line, sortie, a declaration and rescue are "chosen actions": at most
+one per player per turn. Slots are numbered 0..2 in actions and 1..3 in descriptions.
+
+Results: a victory has success=True, every seat among the winners, the ending score for every
+seat and the ending id from game.yaml `endings`. A defeat has success=False, no winners, and
+ending "defeat:city-deck-empty" or "defeat:king-lost"; its scores are what the ending formula
+would give at that moment (the source scores only a victory).
+"""
 
 from __future__ import annotations
 
+import random
+from typing import Any, Mapping, Sequence
+
 from ..checks import CheckResult
 from ..model import Game
+from . import core
+from .bots import RandomPolicy
+from .core import TERMINAL, GameResult
 
+PRINCE, SCOUT, RETREAT, RALLY, SORTIE, RESCUE, OVER = range(7)
+PHASE_NAMES = {PRINCE: "setup: choose a prince", SCOUT: "2 scouting", RETREAT: "3 temporary retreat",
+               RALLY: "4 return to the line", SORTIE: "5 sortie", RESCUE: "8 rescue", OVER: "game over"}
+ASK_ORDER = (SCOUT, RETREAT, RALLY, SORTIE, RESCUE)
+
+NONE = ("none",)
+RALLY_A = ("rally",)
+RESCUE_A = ("rescue",)
+
+WIN, MUTUAL, LOSE = "win", "mutual", "lose"
+
+
+def combat_outcome(game: Game, ally_rank: int, enemy_rank: int) -> str:
+    """The source's combat table: sum ≥ win_at_least → win; == mutual_at → mutual; else lose."""
+    combat = game.param("combat")
+    total = ally_rank + enemy_rank
+    if total >= combat["win_at_least"]:
+        return WIN
+    if total == combat["mutual_at"]:
+        return MUTUAL
+    return LOSE
+
+
+def ending_for(game: Game, score: int) -> Mapping[str, Any]:
+    """The ending (game.yaml `endings`) whose score band holds `score`."""
+    for ending in game.param("endings"):
+        if ending.get("min_score", score) <= score <= ending.get("max_score", score):
+            return ending
+    raise ValueError(f"{game.id}: no ending covers the score {score}; check `endings` in game.yaml")
+
+
+class Rules(core.Rules):
+    engine_id = "requiem"
+    max_actions = 5_000
+    cooperative = True
+
+    def __init__(self, game: Game, players: int = 3, variant: str = "standard") -> None:
+        super().__init__(game, players, variant)
+        p = game.param
+        self.rank: dict[str, int] = {c.id: c.get("rank") for c in game.cards}
+        self.suit: dict[str, str] = {c.id: c.get("suit") for c in game.cards}
+        self.side: dict[str, str] = {c.id: c.get("side") for c in game.cards}
+        self.name: dict[str, str] = {c.id: c.name.en for c in game.cards}
+        combat = p("combat")
+        self.win_at: int = combat["win_at_least"]
+        self.mutual_at: int = combat["mutual_at"]
+        self.slots: int = p("enemy_decks")
+        line = p("initial_line")
+        self.dealt_each: int = line["dealt_each"]
+        low, high = line["dealt_from_ranks"]
+        allies = [c.id for c in game.cards if c.get("side") == "ally"]
+        self.enemies = [c.id for c in game.cards if c.get("side") == "enemy"]
+        self.pool = [c for c in allies if low <= self.rank[c] <= high]
+        city_low, city_high = p("city_deck_ranks")
+        self.city_extra = [c for c in allies if self.rank[c] in (city_low, city_high) and not low <= self.rank[c] <= high]
+        self.mages = [c for c in allies if self.rank[c] == p("mage_rank")]
+        self.princes = [c for c in allies if self.rank[c] == p("prince_rank")]
+        kings = [c for c in allies if self.rank[c] == p("king_rank")]
+        sks = [c for c in self.enemies if self.rank[c] == p("slaughter_king_rank")]
+        if len(kings) != 1 or len(sks) != 1:
+            raise ValueError("requiem engine: the deck needs exactly one King and one Slaughter King")
+        self.king, self.slaughter_king = kings[0], sks[0]
+        defence = p("all_out_defence")
+        self.defence_suit: str = defence["suit"]
+        self.defence_falls_at: int = defence["enemy_falls_at_least"]
+        self.covenant_suits: tuple[str, ...] = tuple(p("covenant_suits"))
+        self.mage_of: dict[str, str] = {}
+        for prince in self.princes:
+            if self.suit[prince] in self.covenant_suits:
+                mage = [m for m in self.mages if self.suit[m] == self.suit[prince]]
+                if len(mage) != 1:
+                    raise ValueError(f"requiem engine: the {self.suit[prince]} prince needs one mage of his suit")
+                self.mage_of[prince] = mage[0]
+        score = p("score")
+        self.per_volunteer: int = score["per_volunteer"]
+        self.per_recruit: int = score["per_recruit"]
+        self.per_fallen: int = score["per_fallen_prince"]
+        self.all_fallen: int = score["all_princes_fallen_extra"]
+        self.volunteer_rank: int = score["volunteer_rank"]
+        self.recruit_rank: int = score["recruit_rank"]
+        self.score_ranks = {self.volunteer_rank: self.per_volunteer, self.recruit_rank: self.per_recruit}
+
+    def combat(self, ally_rank: int, enemy_rank: int) -> str:
+        return combat_outcome(self.game, ally_rank, enemy_rank)
+
+    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
+        """Set up a game. `deck_order` (all 49 card ids) stacks the three setup shuffles: the
+        8-10 pool, the enemies (deck k takes the k-th run of 7, first card on top) and the city
+        deck each follow the order their cards have in it. Later shuffles (regroup, covenant)
+        still draw on `rng`."""
+        return State(self, rng, deck_order)
+
+    def ending_score(self, scoring_cards: Sequence[str], fallen_princes: int) -> int:
+        points = sum(self.score_ranks.get(self.rank[c], 0) for c in scoring_cards)
+        points += self.per_fallen * fallen_princes
+        if fallen_princes == len(self.princes):
+            points += self.all_fallen
+        return points
+
+    def score_range(self) -> tuple[int, int]:
+        best = self.ending_score([c for c in self.rank if self.side[c] == "ally"], 0)
+        worst = self.ending_score([], len(self.princes))
+        return worst, best
+
+
+class State(core.State):
+    def __init__(self, rules: Rules, rng: random.Random, deck_order: Sequence[str] | None) -> None:
+        self.rules = rules
+        self.rng = rng
+        self.history = []
+        n = rules.players
+        self.n = n
+        slots = rules.slots
+        if deck_order is not None:
+            core.check_deck_order(rules.game, deck_order)
+            position = {c: i for i, c in enumerate(deck_order)}
+
+            def order(ids: Sequence[str]) -> list[str]:
+                return sorted(ids, key=position.__getitem__)
+        else:
+            def order(ids: Sequence[str]) -> list[str]:
+                return core.shuffled(rng, ids)
+        # Setup: mages retire; princes wait to be chosen; 8-10 shuffled and dealt 2 each.
+        self.mage_area = list(rules.mages)
+        self.princes = list(rules.princes)
+        pool = order(rules.pool)
+        self.lines: list[list[str]] = [[] for _ in range(n)]
+        for _ in range(rules.dealt_each):
+            for s in range(n):
+                self.lines[s].append(pool.pop(0))
+        self.tapped: set[str] = set()
+        enemies = order(rules.enemies)
+        size = len(enemies) // slots
+        # Deck k holds cards k*size..; the top of a deck is the end of its list.
+        self.enemy_decks: list[list[str]] = [enemies[k * size:(k + 1) * size][::-1] for k in range(slots)]
+        for extra, card in enumerate(enemies[slots * size:]):
+            self.enemy_decks[extra].insert(0, card)
+        self.city = order(pool + rules.city_extra)[::-1]
+        self.arrival: list[str | None] = [None] * slots
+        self.revealed: set[str] = set()
+        self.intercept: list[str | None] = [None] * slots
+        self.owner: list[int] = [-1] * slots
+        self.enemy_retreat: list[str] = []
+        self.enemy_dead: list[str] = []
+        self.ally_dead: list[str] = []
+        self.damage: list[str] = []
+        self.turn = 0
+        self.phase = PRINCE
+        self.current = 0
+        self.acted = [False] * n
+        self.defence = -1            # slot of the medal prince who declared this turn
+        self.covenants: dict[str, int] = {}  # covenant princes declared this turn -> their seat
+        self.victory = False
+        self.loss = ""
+
+    # --- queries ------------------------------------------------------------------------------
+
+    def covenant_available(self) -> bool:
+        """A covenant prince is still alive (in a line or the interception area)."""
+        dead = self.ally_dead
+        return any(p not in dead for p in self.rules.mage_of)
+
+    def open_slots(self) -> list[int]:
+        if self.defence >= 0:
+            return []
+        return [k for k in range(self.rules.slots) if self.arrival[k] is not None and self.intercept[k] is None]
+
+    def engaged(self, seat: int) -> list[str]:
+        return [c for k, c in enumerate(self.intercept) if c is not None and self.owner[k] == seat]
+
+    def slot_of(self, card: str) -> int:
+        return self.intercept.index(card)
+
+    def fallen_princes(self) -> int:
+        princes = self.rules.princes
+        return sum(1 for c in self.ally_dead if c in princes)
+
+    def score(self) -> int:
+        cards = [c for line in self.lines for c in line] + self.city
+        return self.rules.ending_score(cards, self.fallen_princes())
+
+    # --- the core API -------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return self.current
+
+    def legal_actions(self) -> list:
+        if self.phase == OVER:
+            return []
+        out = self._actions(self.current, self.phase)
+        out.sort()
+        return out
+
+    def _actions(self, seat: int, phase: int) -> list:
+        """Unsorted legal actions of `seat` in `phase` ([NONE] alone means: nothing to do)."""
+        if phase == PRINCE:
+            return [("prince", c) for c in self.princes]
+        out = [NONE]
+        if phase == RETREAT:
+            out.extend(("retreat", c) for c in self.engaged(seat))
+            return out
+        if self.acted[seat]:
+            return out
+        line = self.lines[seat]
+        tapped = self.tapped
+        if phase == SCOUT:
+            hidden = [k for k, c in enumerate(self.arrival) if c is not None and c not in self.revealed]
+            if hidden:
+                out.extend(("scout", c, k) for c in line if c not in tapped for k in hidden)
+        elif phase == RALLY:
+            if any(c in tapped for c in line):
+                out.append(RALLY_A)
+        elif phase == SORTIE:
+            rules = self.rules
+            slots = self.open_slots()
+            for c in line:
+                if c in tapped:
+                    continue
+                for k in slots:
+                    out.append(("sortie", c, k))
+                    if c in rules.princes and self._can_declare(c):
+                        out.append(("sortie", c, k, "declare"))
+            for k, c in enumerate(self.intercept):
+                if c is not None and self.owner[k] == seat and c in rules.princes and self._can_declare(c):
+                    out.append(("declare", c))
+        elif phase == RESCUE:
+            if self.city:
+                out.append(RESCUE_A)
+        return out
+
+    def _can_declare(self, prince: str) -> bool:
+        rules = self.rules
+        suit = rules.suit[prince]
+        if suit == rules.defence_suit:
+            return self.defence < 0
+        return suit in rules.covenant_suits and prince not in self.covenants
+
+    def _apply(self, action) -> None:
+        kind = action[0]
+        seat = self.current
+        phase = self.phase
+        if phase == PRINCE:
+            self.princes.remove(action[1])
+            self.lines[seat].append(action[1])
+            if seat + 1 < self.n:
+                self.current = seat + 1
+            else:
+                self._start_turn()
+            return
+        if kind == "none":
+            self._next_seat(seat + 1)
+            return
+        if kind == "retreat":
+            self._retreat(action[1], seat)
+            self._next_seat(seat)          # the same player may retreat another ally
+            return
+        self.acted[seat] = True
+        if kind == "scout":
+            self.tapped.add(action[1])
+            self.revealed.add(self.arrival[action[2]])
+        elif kind == "rally":
+            line = self.lines[seat]
+            self.tapped.difference_update(line)
+        elif kind == "sortie":
+            card, slot = action[1], action[2]
+            self.lines[seat].remove(card)
+            self.intercept[slot] = card
+            self.owner[slot] = seat
+            if len(action) == 4:
+                self._declare(card, slot, seat)
+        elif kind == "declare":
+            self._declare(action[1], self.slot_of(action[1]), seat)
+        elif kind == "rescue":
+            self.lines[seat].append(self.city.pop())
+            if not self.city:
+                self._lose("city-deck-empty")
+                return
+        self._next_seat(seat + 1)
+
+    def _declare(self, prince: str, slot: int, seat: int) -> None:
+        if self.rules.suit[prince] == self.rules.defence_suit:
+            self.defence = slot
+        else:
+            self.covenants[prince] = seat
+
+    def _retreat(self, card: str, seat: int) -> None:
+        slot = self.slot_of(card)
+        self.intercept[slot] = None
+        self.owner[slot] = -1
+        self.lines[seat].append(card)
+        self.tapped.add(card)
+
+    # --- the turn machine ---------------------------------------------------------------------
+
+    def _start_turn(self) -> None:
+        self.turn += 1
+        self.acted = [False] * self.n
+        self.defence = -1
+        self.covenants = {}
+        self.revealed = set()
+        # 1 arrival: the top card of each enemy deck, face down, into its slot.
+        for k, deck in enumerate(self.enemy_decks):
+            self.arrival[k] = deck.pop() if deck else None
+        self.phase = SCOUT
+        self._next_seat(0)
+
+    def _next_seat(self, seat: int) -> None:
+        """Ask `seat` (or the next seat with a choice) in this phase; run automatic phases."""
+        n = self.n
+        phase = self.phase
+        while True:
+            while seat < n:
+                if len(self._actions(seat, phase)) > 1:
+                    self.current = seat
+                    self.phase = phase
+                    return
+                seat += 1
+            # The phase is over for everyone: move on.
+            if phase == SCOUT:
+                phase = RETREAT
+                # 3 the King may not stay in the interception area: he retreats by himself.
+                king = self.rules.king
+                if king in self.intercept:
+                    self._retreat(king, self.owner[self.slot_of(king)])
+            elif phase == RETREAT:
+                phase = RALLY
+            elif phase == RALLY:
+                phase = SORTIE
+            elif phase == SORTIE:
+                if not self._combat() or not self._damage():
+                    return
+                phase = RESCUE
+            else:
+                self._regroup()
+                if self.phase == OVER:
+                    return
+                self._start_turn()
+                return
+            self.phase = phase
+            seat = 0
+
+    def _combat(self) -> bool:
+        """6 combat (with declarations); False when the game ended."""
+        rules = self.rules
+        rank = rules.rank
+        arrival = self.arrival
+        intercept = self.intercept
+        if self.defence >= 0:
+            prince = intercept[self.defence]
+            for k in range(rules.slots):
+                enemy = arrival[k]
+                if enemy is None or (intercept[k] is not None and k != self.defence):
+                    continue
+                arrival[k] = None
+                if rank[prince] + rank[enemy] >= rules.defence_falls_at:
+                    self.enemy_dead.append(enemy)
+                else:
+                    self.enemy_retreat.append(enemy)
+            intercept[self.defence] = None
+            self.owner[self.defence] = -1
+            self.ally_dead.append(prince)
+        for k in range(rules.slots):
+            ally, enemy = intercept[k], arrival[k]
+            if ally is None or enemy is None:
+                continue
+            arrival[k] = None
+            outcome = rules.combat(rank[ally], rank[enemy])
+            if outcome == WIN:
+                self.enemy_dead.append(enemy)
+            elif outcome == MUTUAL:
+                self.enemy_dead.append(enemy)
+                self.ally_dead.append(ally)
+                intercept[k] = None
+                self.owner[k] = -1
+                if ally == rules.king and enemy == rules.slaughter_king:
+                    self.victory = True
+            else:
+                self.ally_dead.append(ally)
+                self.enemy_retreat.append(enemy)
+                intercept[k] = None
+                self.owner[k] = -1
+        for prince, owner in self.covenants.items():
+            # The prince falls even if he won; if he already fell, his line still gets the mage.
+            if prince in intercept:
+                k = intercept.index(prince)
+                intercept[k] = None
+                self.owner[k] = -1
+                self.ally_dead.append(prince)
+            mage = rules.mage_of[prince]
+            self.mage_area.remove(mage)
+            self.lines[owner].append(mage)
+            # Restore the capital: the damage area goes back into the city deck, shuffled.
+            self.city.extend(self.damage)
+            self.damage.clear()
+            self.rng.shuffle(self.city)
+        if self.victory:
+            self._finish()
+            return False
+        if rules.king in self.damage and not self.covenant_available():
+            self._lose("king-lost")
+            return False
+        return True
+
+    def _damage(self) -> bool:
+        """7 damage; False when the game ended."""
+        rules = self.rules
+        for k, enemy in enumerate(self.arrival):
+            if enemy is None:
+                continue
+            card = self.city.pop()
+            self.damage.append(card)
+            if not self.city:
+                self._lose("city-deck-empty")
+                return False
+            if card == rules.king and not self.covenant_available():
+                self._lose("king-lost")
+                return False
+        for k, enemy in enumerate(self.arrival):
+            if enemy is not None:
+                self.enemy_retreat.append(enemy)
+                self.arrival[k] = None
+        self.phase = RESCUE
+        return True
+
+    def _regroup(self) -> None:
+        """9 regroup: when any enemy deck is empty, shuffle decks and retreat area into new decks."""
+        decks = self.enemy_decks
+        if all(decks):
+            return
+        cards = [c for deck in decks for c in deck] + self.enemy_retreat
+        self.enemy_retreat = []
+        self.rng.shuffle(cards)
+        slots = len(decks)
+        self.enemy_decks = [cards[k::slots] for k in range(slots)]
+
+    def _lose(self, reason: str) -> None:
+        self.loss = reason
+        self._finish()
+
+    def _finish(self) -> None:
+        self.phase = OVER
+        self.current = TERMINAL
+
+    # --- results and views --------------------------------------------------------------------
+
+    def result(self) -> GameResult:
+        if self.phase != OVER or self.current != TERMINAL:
+            raise core.IllegalAction("the game is not over")
+        score = self.score()
+        details = {"turns": self.turn, "fallen_princes": self.fallen_princes()}
+        if self.victory:
+            ending = ending_for(self.rules.game, score)["id"]
+            return GameResult((score,) * self.n, tuple(range(self.n)), len(self.history), success=True,
+                              ending=ending, details=details)
+        return GameResult((score,) * self.n, (), len(self.history), success=False,
+                          ending=f"defeat:{self.loss}", details=details)
+
+    def zones(self) -> Mapping[str, list[str]]:
+        out: dict[str, list[str]] = {
+            "mage_area": self.mage_area, "princes": self.princes, "city": self.city,
+            "arrival": [c for c in self.arrival if c is not None],
+            "interception": [c for c in self.intercept if c is not None],
+            "enemy_retreat": self.enemy_retreat, "enemy_dead": self.enemy_dead,
+            "ally_dead": self.ally_dead, "damage": self.damage,
+        }
+        for k, deck in enumerate(self.enemy_decks):
+            out[f"enemy_deck_{k}"] = deck
+        for s in range(self.n):
+            out[f"line_{s}"] = self.lines[s]
+        return out
+
+    def card_label(self, card: str) -> str:
+        return f"{self.rules.name[card]} ({self.rules.rank[card]}, {self.rules.suit[card]}) {card}"
+
+    def describe(self, action) -> str:
+        if not isinstance(action, tuple) or not action:
+            return repr(action)
+        kind = action[0]
+        try:
+            if kind == "prince":
+                return f"take the {self.rules.suit[action[1]]} prince {action[1]}"
+            if kind == "scout":
+                return f"scout: tap {self.card_label(action[1])}, reveal the arrival in slot {action[2] + 1}"
+            if kind == "retreat":
+                return f"temporary retreat of {self.card_label(action[1])}"
+            if kind == "sortie":
+                text = f"sortie {self.card_label(action[1])} to slot {action[2] + 1}"
+                return text + " and declare" if len(action) == 4 else text
+            if kind == "declare":
+                return f"declare with {self.card_label(action[1])}"
+            if kind in ("none", "rally", "rescue"):
+                return {"none": "no action", "rally": "return to the line (untap all)", "rescue": "rescue (take the top city card)"}[kind]
+        except (KeyError, IndexError, TypeError):
+            pass
+        return repr(action)
+
+    def summary(self) -> dict[str, Any]:
+        def shown(cards):
+            return [self.card_label(c) + (" (tapped)" if c in self.tapped else "") for c in cards]
+        return {
+            "turn": self.turn, "phase": PHASE_NAMES[self.phase],
+            "to_act": None if self.current == TERMINAL else self.current + 1,
+            "lines": {f"seat {s + 1}": shown(self.lines[s]) for s in range(self.n)},
+            "arrival": [None if c is None else (self.card_label(c) if c in self.revealed else "face down") for c in self.arrival],
+            "interception": [None if c is None else f"{self.card_label(c)} of seat {self.owner[k] + 1}" for k, c in enumerate(self.intercept)],
+            "city_deck": len(self.city), "damage": shown(self.damage),
+            "enemy_decks": [len(d) for d in self.enemy_decks], "enemy_retreat": len(self.enemy_retreat),
+            "enemy_dead": len(self.enemy_dead), "ally_dead": shown(self.ally_dead),
+            "mage_area": shown(self.mage_area), "score_now": self.score(),
+            "outcome": ("victory" if self.victory else (f"defeat: {self.loss}" if self.loss else None)),
+        }
+
+
+# --- bots -----------------------------------------------------------------------------------
+
+class GreedyPolicy:
+    """A sensible co-operative heuristic for every seat: rescue while the King is in the city,
+    send the King at the Slaughter King (scouting for him) or at any arrival, win fights with
+    the smallest ally that wins, pull back allies facing a revealed enemy they would lose to,
+    keep a covenant for when the King lands in the damage area, and declare the all-out
+    defence when the city would otherwise fall."""
+
+    name = "greedy"
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    def choose(self, state: State, rng: random.Random):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        phase = state.phase
+        if phase == PRINCE:
+            return legal[0]
+        seat = state.current
+        rules = self.rules
+        king = rules.king
+        king_seat = next((s for s in range(state.n) if king in state.lines[s]), -1)
+        king_ready = king_seat >= 0 and king not in state.tapped and not state.acted[king_seat]
+        revealed = state.revealed
+        sk_slot = next((k for k, c in enumerate(state.arrival) if c == rules.slaughter_king and c in revealed), -1)
+        if phase == SCOUT:
+            if king_ready and seat != king_seat and sk_slot < 0:
+                scouts = [a for a in legal if a[0] == "scout"]
+                return min(scouts, key=lambda a: (self._keep_value(a[1]), a))
+            return NONE
+        if phase == RETREAT:
+            for a in legal:
+                if a[0] != "retreat":
+                    continue
+                k = state.slot_of(a[1])
+                enemy = state.arrival[k]
+                if enemy is None or enemy not in revealed:
+                    continue
+                if k == sk_slot and king_ready and a[1] != king:
+                    return a
+                outcome = rules.combat(rules.rank[a[1]], rules.rank[enemy])
+                if outcome == LOSE or (outcome == MUTUAL and rules.rank[a[1]] > rules.recruit_rank):
+                    return a
+            return NONE
+        if phase == RALLY:
+            line = state.lines[seat]
+            if king in line and king in state.tapped:
+                return RALLY_A
+            if not any(c not in state.tapped for c in line):
+                return RALLY_A
+            return NONE
+        if phase == SORTIE:
+            return self._sortie(state, seat, legal, sk_slot)
+        if phase == RESCUE:
+            if len(state.city) > rules.slots + 1 and (king in state.city or len(state.city) > 2 * rules.slots + 2):
+                return RESCUE_A
+            return NONE
+        return legal[0]
+
+    def _keep_value(self, card: str) -> int:
+        rules = self.rules
+        if card == rules.king:
+            return 100
+        if card in rules.princes:
+            return 50
+        return rules.rank[card]
+
+    def _sortie(self, state: State, seat: int, legal: list, sk_slot: int):
+        rules = self.rules
+        rank = rules.rank
+        king = rules.king
+        sorties = [a for a in legal if a[0] == "sortie" and len(a) == 3]
+        king_moves = [a for a in sorties if a[1] == king]
+        if king_moves:
+            hidden = [a for a in king_moves if state.arrival[a[2]] not in state.revealed]
+            for a in king_moves:
+                if a[2] == sk_slot:
+                    return a
+            return (hidden or king_moves)[0]
+        # Declarations.
+        declares = [a for a in legal if a[0] == "declare" or len(a) == 4]
+        for a in declares:
+            suit = rules.suit[a[1]]
+            if suit in rules.covenant_suits:
+                if king in state.damage or (len(state.damage) >= 2 * rules.slots and len(state.city) <= rules.slots):
+                    return a
+            elif suit == rules.defence_suit:
+                threats = sum(1 for k in range(rules.slots) if state.arrival[k] is not None and state.intercept[k] is None)
+                if threats >= len(state.city) and threats > 0:
+                    return a
+        # Fights: the weakest ally that wins against a revealed enemy.
+        fighters = [a for a in sorties if a[1] not in rules.princes]
+        best = None
+        for a in fighters:
+            enemy = state.arrival[a[2]]
+            if enemy in state.revealed and rules.combat(rank[a[1]], rank[enemy]) == WIN:
+                if best is None or rank[a[1]] < rank[best[1]]:
+                    best = a
+        if best:
+            return best
+        # Against a face-down arrival: the strongest ally if it wins more often than not.
+        unknown = [c for c in rules.enemies if c not in state.enemy_dead and c not in state.revealed]
+        if unknown:
+            for a in sorted(fighters, key=lambda a: -rank[a[1]]):
+                if state.arrival[a[2]] in state.revealed:
+                    continue
+                wins = sum(1 for e in unknown if rules.combat(rank[a[1]], rank[e]) == WIN)
+                if 2 * wins > len(unknown):
+                    return a
+        # A desperate block when the city is about to fall.
+        if len(state.city) <= rules.slots and fighters:
+            return min(fighters, key=lambda a: (rank[a[1]], a))
+        return NONE
+
+
+POLICIES = {"random": RandomPolicy, "greedy": GreedyPolicy}
+
+
+# --- checks ---------------------------------------------------------------------------------
 
 def _ranks(game: Game, low: int, high: int, side: str = "ally") -> list[str]:
     return [c.id for c in game.cards if c.get("side") == side and low <= c.get("rank") <= high]
@@ -31,3 +699,30 @@ def setup_checks(game: Game) -> list[CheckResult]:
         CheckResult("setup-enemy-decks", len(enemies) % game.param("enemy_decks") == 0,
                     f"{len(enemies)} enemies in {game.param('enemy_decks')} decks of {len(enemies) // game.param('enemy_decks')}"),
     ]
+
+
+def claim_checks(game: Game) -> list[CheckResult]:
+    """Check each claim of game.yaml `claims` against the engine's own combat and score rules."""
+    out = []
+    rules = Rules(game, game.max_players)
+    enemy_ranks = sorted({c.get("rank") for c in game.cards if c.get("side") == "enemy"})
+    for claim in game.claims:
+        cid = claim.get("id", "?")
+        kind = claim.get("kind")
+        text = claim.get("text", {}).get("en", "")
+        if kind == "combat":
+            got = rules.combat(claim["ally_rank"], claim["enemy_rank"])
+            out.append(CheckResult(f"claim-{cid}", got == claim["expect"],
+                                   f"{text}: {claim['ally_rank']} + {claim['enemy_rank']} = {claim['ally_rank'] + claim['enemy_rank']} → {got} (expected {claim['expect']})"))
+        elif kind == "combat_never":
+            bad = [e for e in enemy_ranks if rules.combat(claim["ally_rank"], e) == claim["expect_not"]]
+            out.append(CheckResult(f"claim-{cid}", not bad,
+                                   f"{text}: rank {claim['ally_rank']} against enemy ranks {enemy_ranks[0]}–{enemy_ranks[-1]}: "
+                                   + ("never " + claim["expect_not"] if not bad else f"{claim['expect_not']} against {bad}")))
+        elif kind == "score_range":
+            low, high = rules.score_range()
+            ok = (low, high) == (claim["min"], claim["max"])
+            out.append(CheckResult(f"claim-{cid}", ok, f"{text}: the engine's scoring gives {low}..{high} (claimed {claim['min']}..{claim['max']})"))
+        else:
+            out.append(CheckResult(f"claim-{cid}", False, f"unknown claim kind {kind!r}; the requiem engine checks combat, combat_never and score_range"))
+    return out

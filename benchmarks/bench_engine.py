@@ -1,0 +1,82 @@
+"""Engine speed: random games per second on one core, per game, and a timed `simulate` run.
+
+    python3 benchmarks/bench_engine.py [--seconds 3] [--simulate-games 10000]
+
+Targets: llll >= 2,000 random games/s, requiem >= 1,000; `simulate --games 10000` < 15 s.
+Numbers are measured in this run on this machine; compare them only with each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cardgen.engine import engine_module  # noqa: E402
+from cardgen.engine.bots import make_policy  # noqa: E402
+from cardgen.engine.simulate import game_seed, play, simulate  # noqa: E402
+from cardgen.load import bundled_game_ids, load_game  # noqa: E402
+
+TARGETS = {"llll": 2000, "requiem": 1000}
+
+
+def games_per_second(game, players: int, policy: str, seconds: float) -> tuple[float, float]:
+    module = engine_module(game)
+    rules = module.Rules(game, players)
+    policies = [make_policy(module, policy, rules) for _ in range(players)]
+    games = actions = 0
+    start = time.perf_counter()
+    cpu = time.process_time()
+    while time.perf_counter() - start < seconds:
+        for _ in range(50):
+            state = play(rules, policies, game_seed(12345, games))
+            actions += len(state.history)
+            games += 1
+    # CPU time of this process: the one-core rate even when other processes share the cores.
+    elapsed = time.process_time() - cpu
+    return games / elapsed, actions / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--simulate-games", type=int, default=10000, help="games for the timed simulate run (0 = skip)")
+    args = parser.parse_args()
+    random.seed(0)
+    print(f"one core (rates per CPU-second of this process); {os.cpu_count()} cores on this machine,"
+          f" load average {os.getloadavg()[0]:.2f}")
+    for game_id in bundled_game_ids():
+        try:
+            game = load_game(game_id)
+            module = engine_module(game)
+        except Exception as exc:
+            print(f"{game_id:<11} skipped: {exc}")
+            continue
+        if module is None or not hasattr(module, "Rules"):
+            continue
+        for players in game.player_counts:
+            for policy in sorted(getattr(module, "POLICIES", {"random": None})):
+                try:
+                    gps, aps = games_per_second(game, players, policy, args.seconds)
+                except Exception as exc:  # another module's bug must not hide the other numbers
+                    print(f"{game_id:<11} {players}p {policy:<8} failed: {type(exc).__name__}: {exc}")
+                    continue
+                target = TARGETS.get(game_id) if policy == "random" else None
+                verdict = "" if target is None else (f"  target {target}: {'met' if gps >= target else 'MISSED'}")
+                print(f"{game_id:<11} {players}p {policy:<8} {gps:8.0f} games/s {aps:10.0f} actions/s{verdict}")
+    if args.simulate_games:
+        for game_id in ("llll", "requiem"):
+            start = time.perf_counter()
+            report = simulate(game_id, games=args.simulate_games, seed=1, workers=None)
+            elapsed = time.perf_counter() - start
+            print(f"simulate {game_id} --games {args.simulate_games} (all cores, random): {elapsed:.2f} s"
+                  f"  target < 15 s: {'met' if elapsed < 15 else 'MISSED'}  (mean length {report.as_dict()['length']['mean']:.1f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""The random-simulation sweep (after OpenSpiel's random_sim_test), generic for every engine.
+
+For every supported player count and variant it plays random games and checks after every
+action: card conservation, a valid player to act, sorted non-empty unique legal actions
+unless the game is over, termination within `Rules.max_actions`, and at the end scores within
+`Rules.score_range()` and winners that are seats. One game per count is then replayed from
+its seed and choices, which must give the same result (seeded determinism).
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from typing import Any
+
+from ..checks import CheckResult
+from ..model import Game
+from . import engine_module
+from .bots import RandomPolicy
+from .core import TERMINAL, InvariantError, Rules
+from .simulate import game_seed, policy_seed
+
+
+class SweepFailure(AssertionError):
+    pass
+
+
+def random_game(rules: Rules, seed: int, check: bool = True):
+    """Play one random game from `seed`, checking every invariant after every action when `check`."""
+    state = rules.new_state(random.Random(seed))
+    rng = random.Random(policy_seed(seed))
+    bot = RandomPolicy(rules)
+    players = rules.players
+    low, high = rules.score_range()
+    steps = 0
+    while True:
+        if check:
+            _check_state(state, players, steps)
+        seat = state.current_player()
+        if seat == TERMINAL:
+            break
+        action = bot.choose(state, rng)
+        if check:
+            state.apply(action)
+        else:
+            state._apply(action)
+            state.history.append(action)
+        steps += 1
+        if steps > rules.max_actions:
+            raise SweepFailure(f"no end after {rules.max_actions} actions (Rules.max_actions)")
+    result = state.result()
+    if len(result.scores) != players:
+        raise SweepFailure(f"result has {len(result.scores)} scores for {players} players")
+    bad = [s for s in result.scores if not low <= s <= high]
+    if bad:
+        raise SweepFailure(f"scores {list(result.scores)} outside score_range() {low}..{high}")
+    if any(not 0 <= w < players for w in result.winners):
+        raise SweepFailure(f"winners {list(result.winners)} are not seats 0..{players - 1}")
+    if rules.cooperative and result.success is None:
+        raise SweepFailure("a co-operative game ended without saying whether the players succeeded")
+    if result.length != len(state.history):
+        raise SweepFailure(f"result length {result.length} differs from the {len(state.history)} actions applied")
+    return state, result
+
+
+def _check_state(state, players: int, steps: int) -> None:
+    state.check_invariants()
+    seat = state.current_player()
+    legal = state.legal_actions()
+    if seat == TERMINAL:
+        if legal:
+            raise SweepFailure("terminal state with legal actions")
+        return
+    if not 0 <= seat < players:
+        raise SweepFailure(f"current_player() is {seat}, not a seat 0..{players - 1}")
+    if not legal:
+        raise SweepFailure(f"no legal action for seat {seat} in a state that is not over")
+    if len(set(legal)) != len(legal):
+        raise SweepFailure("legal_actions() repeats an action")
+    if legal != sorted(legal):
+        raise SweepFailure("legal_actions() is not sorted")
+
+
+def random_sim_sweep(game: Game, games_per_count: int = 30, seed: int = 0) -> list[CheckResult]:
+    """Random games for every player count and variant; one CheckResult for each."""
+    module = engine_module(game)
+    if module is None or not hasattr(module, "Rules"):
+        return []
+    out = []
+    for players in game.player_counts:
+        for variant in module.Rules.variants:
+            label = f"random-sim-{players}p" + ("" if variant == "standard" else f"-{variant}")
+            try:
+                rules = module.Rules(game, players, variant)
+            except ValueError as exc:
+                out.append(CheckResult(label, False, f"{players} players, {variant}: cannot set up: {exc}"))
+                continue
+            out.append(_sweep_one(rules, label, games_per_count, seed))
+    return out
+
+
+def _sweep_one(rules: Rules, label: str, games: int, seed: int) -> CheckResult:
+    lengths = []
+    for index in range(games):
+        gseed = game_seed(seed, index)
+        try:
+            state, result = random_game(rules, gseed)
+        except (SweepFailure, InvariantError) as exc:
+            return CheckResult(label, False, f"game {index} (seed {gseed}): {exc}")
+        except Exception as exc:  # a crash in the rules is a failed check, not a crash of `check`
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            return CheckResult(label, False, f"game {index} (seed {gseed}): {type(exc).__name__}: {exc} "
+                                             f"at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}")
+        lengths.append(result.length)
+        if index == 0:
+            problem = _replay_same(rules, gseed, state.history, result)
+            if problem:
+                return CheckResult(label, False, f"game {index} (seed {gseed}): {problem}")
+    players = f"{rules.players} player" + ("" if rules.players == 1 else "s")
+    return CheckResult(label, True, f"{games} random games, {players}: invariants hold after every action; "
+                                    f"{min(lengths)}–{max(lengths)} actions (bound {rules.max_actions}); scores in "
+                                    f"{rules.score_range()[0]}..{rules.score_range()[1]}; seeded replay identical")
+
+
+def _replay_same(rules: Rules, seed: int, actions: list[Any], result) -> str | None:
+    state = rules.new_state(random.Random(seed))
+    for action in actions:
+        state.apply(action)
+    if not state.is_terminal():
+        return "replaying the same seed and choices does not end the game"
+    again = state.result()
+    if (again.scores, again.winners, again.success, again.ending) != (result.scores, result.winners, result.success, result.ending):
+        return f"replaying the same seed and choices gives {again}, not {result}"
+    return None
+
+
+def simulation_checks(game: Game) -> list[CheckResult]:
+    """The hook `cardgen check` calls for any game whose engine defines Rules."""
+    return random_sim_sweep(game)

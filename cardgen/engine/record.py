@@ -1,0 +1,241 @@
+"""Game records: a seed (or a stacked deck order) plus the list of choices, and their replay.
+
+A record is YAML:
+
+    game: llll
+    players: 3
+    variant: standard
+    seed: 12345            # and/or deck_order: [LL07, LL19, ...]  (top first)
+    actions:
+    - [pick, 0]
+    - [bid, 3]
+    - [pass]
+    ...
+
+Actions are written as lists and read back as tuples. `replay` checks every choice for
+legality and reports the first illegal one by its 1-based position. Optional `meta` holds
+what the recorder knew (policies, the result it saw); a recorded result that differs from
+the replayed one is reported as a mismatch.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import CardgenError
+from ..files import write_atomic
+from ..load import load_game
+from ..model import Game
+from . import engine_module
+from .core import GameResult, IllegalAction, State
+
+RECORD_KEYS = {"game", "players", "variant", "seed", "deck_order", "actions", "meta"}
+
+try:  # the C dumper/loader is much faster for thousands of records
+    _Dumper: Any = yaml.CSafeDumper
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Dumper = yaml.SafeDumper
+    _Loader = yaml.SafeLoader
+
+
+class RecordError(CardgenError):
+    """A record file that cannot be read as a record."""
+
+
+@dataclass
+class Record:
+    game: str
+    players: int
+    variant: str = "standard"
+    seed: int | None = None
+    deck_order: list[str] | None = None
+    actions: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": self.game, "players": self.players, "variant": self.variant}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        if self.deck_order is not None:
+            out["deck_order"] = list(self.deck_order)
+        out["actions"] = [_to_plain(a) for a in self.actions]
+        if self.meta:
+            out["meta"] = _to_plain(self.meta)
+        return out
+
+    def to_yaml(self) -> str:
+        return yaml.dump(self.as_dict(), Dumper=_Dumper, default_flow_style=None, sort_keys=False,
+                         allow_unicode=True, width=120)
+
+
+def _to_plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_plain(v) for k, v in value.items()}
+    return value
+
+
+def _to_action(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_to_action(v) for v in value)
+    return value
+
+
+def record_from_dict(data: Any, where: str = "record") -> Record:
+    """Build a Record from parsed YAML, with errors that say what to fix."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: a record must be a mapping with game, players, seed or deck_order, and actions")
+    unknown = sorted(set(map(str, data)) - RECORD_KEYS)
+    if unknown:
+        raise RecordError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(RECORD_KEYS))}")
+    for key in ("game", "players", "actions"):
+        if key not in data:
+            raise RecordError(f"{where}: missing '{key}'")
+    if not isinstance(data["game"], str):
+        raise RecordError(f"{where}: 'game' must be a game id or folder")
+    if not isinstance(data["players"], int) or isinstance(data["players"], bool):
+        raise RecordError(f"{where}: 'players' must be a whole number")
+    seed = data.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise RecordError(f"{where}: 'seed' must be a whole number")
+    deck_order = data.get("deck_order")
+    if deck_order is not None and not (isinstance(deck_order, list) and all(isinstance(c, str) for c in deck_order)):
+        raise RecordError(f"{where}: 'deck_order' must be a list of card ids, top first")
+    if seed is None and deck_order is None:
+        raise RecordError(f"{where}: give 'seed' or 'deck_order' so that the shuffle can be reproduced")
+    actions = data["actions"]
+    if not isinstance(actions, list):
+        raise RecordError(f"{where}: 'actions' must be a list")
+    meta = data.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise RecordError(f"{where}: 'meta' must be a mapping")
+    return Record(game=data["game"], players=data["players"], variant=str(data.get("variant", "standard")),
+                  seed=seed, deck_order=deck_order, actions=[_to_action(a) for a in actions], meta=meta)
+
+
+def load_record(path: str | Path) -> Record:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read the record ({exc.strerror})") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise RecordError(f"{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
+    return record_from_dict(data, str(path))
+
+
+def save_record(record: Record, path: str | Path) -> None:
+    write_atomic(path, record.to_yaml().encode("utf-8"))
+
+
+@dataclass
+class ReplayReport:
+    record: Record
+    state: State | None
+    applied: int                       # actions applied legally
+    error_index: int | None = None     # 1-based position of the illegal action
+    error: str | None = None
+    finished: bool = False
+    result: GameResult | None = None
+    mismatch: str | None = None        # recorded result differs from the replayed one
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.mismatch is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.record.game, "players": self.record.players, "variant": self.record.variant,
+            "seed": self.record.seed, "actions": len(self.record.actions), "applied": self.applied,
+            "ok": self.ok, "error_index": self.error_index, "error": self.error, "finished": self.finished,
+            "mismatch": self.mismatch,
+            "result": self.result.as_dict() if self.result else None,
+            "state": self.state.summary() if self.state is not None else None,
+        }
+
+
+def replay(record: Record, game: Game | None = None) -> ReplayReport:
+    """Replay a record, checking each action; never raises for an illegal action."""
+    if game is None:
+        game = load_game(record.game)
+    module = engine_module(game)
+    if module is None or not hasattr(module, "Rules"):
+        raise RecordError(f"{game.id} has no rules engine, so its records cannot be replayed")
+    try:
+        rules = module.Rules(game, record.players, record.variant)
+    except ValueError as exc:
+        raise RecordError(f"record: {exc}") from None
+    try:
+        state = rules.new_state(random.Random(record.seed if record.seed is not None else 0), record.deck_order)
+    except ValueError as exc:
+        raise RecordError(f"record: {exc}") from None
+    report = ReplayReport(record, state, 0)
+    for position, action in enumerate(record.actions, start=1):
+        try:
+            state.apply(action)
+        except IllegalAction as exc:
+            report.error_index = position
+            report.error = f"action {position} ({_show(action)}): {exc}"
+            return report
+        except TypeError:
+            report.error_index = position
+            report.error = f"action {position} ({_show(action)}): not an action of this game"
+            return report
+        report.applied = position
+    if state.is_terminal():
+        report.finished = True
+        report.result = state.result()
+        expected = record.meta.get("result") if isinstance(record.meta, dict) else None
+        if isinstance(expected, dict):
+            got = {"scores": list(report.result.scores), "winners": list(report.result.winners)}
+            want = {k: list(expected[k]) for k in ("scores", "winners") if k in expected}
+            if any(got[k] != v for k, v in want.items()):
+                report.mismatch = f"the record says {want}, the replay gives {got}"
+    return report
+
+
+def _show(action: Any) -> str:
+    return "[" + ", ".join(map(str, action)) + "]" if isinstance(action, tuple) else repr(action)
+
+
+def format_replay(report: ReplayReport) -> str:
+    """The replay as text: what happened, the final state and the scores."""
+    r = report.record
+    lines = [f"{r.game}: {r.players} players, variant {r.variant}, "
+             + (f"seed {r.seed}" if r.seed is not None else "stacked deck")
+             + f", {len(r.actions)} actions"]
+    if report.error:
+        lines.append(f"ILLEGAL: {report.error}")
+        lines.append(f"state before action {report.error_index}:")
+    elif report.finished:
+        lines.append(f"replayed all {report.applied} actions: the game is over")
+    else:
+        lines.append(f"replayed all {report.applied} actions: the game is not over yet")
+    if report.state is not None:
+        lines.extend("  " + line for line in yaml.dump(report.state.summary(), Dumper=_Dumper, allow_unicode=True,
+                                                     sort_keys=False, width=120).rstrip().splitlines())
+    if report.result is not None:
+        res = report.result
+        lines.append("scores: " + ", ".join(f"seat {i + 1}: {s}" for i, s in enumerate(res.scores)))
+        if res.success is not None:
+            lines.append(f"{'success' if res.success else 'failure'}: {res.ending}")
+        elif res.draw:
+            lines.append("draw between seats " + ", ".join(str(s + 1) for s in res.winners))
+        else:
+            lines.append(f"winner: seat {res.winners[0] + 1}" + (f" ({res.ending})" if res.ending else ""))
+    if report.mismatch:
+        lines.append(f"MISMATCH: {report.mismatch}")
+    return "\n".join(lines)

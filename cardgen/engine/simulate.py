@@ -1,0 +1,328 @@
+"""Simulate many games with bots and report balance statistics.
+
+Game i of a run uses a seed derived from (run seed, i) alone, and its results are gathered in
+index order, so a run gives the same report whatever the number of worker processes. The
+number of games is fixed in advance (never "until it looks significant").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..errors import CardgenError
+from ..load import load_game
+from ..model import Game
+from . import engine_module
+from .bots import make_policy, policy_names
+from .core import TERMINAL, GameResult, Rules, State
+
+CHUNK = 250          # games per task sent to a worker
+Z95 = 1.959963984540054
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game `index` of a run with `seed`: independent of workers and chunking."""
+    digest = hashlib.sha256(f"cardgen-sim:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:7], "big")
+
+
+def policy_seed(game_seed_: int) -> int:
+    """The bots' own random source for a game (never the game's chance source)."""
+    digest = hashlib.sha256(f"cardgen-policy:{game_seed_}".encode()).digest()
+    return int.from_bytes(digest[:7], "big")
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95 % by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(sorted_values: Sequence[int], q: float) -> int:
+    """Nearest-rank percentile of an ascending list."""
+    if not sorted_values:
+        return 0
+    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+def play(rules: Rules, policies: Sequence[Any], seed: int, deck_order: Sequence[str] | None = None) -> State:
+    """Play one game to the end: the fast loop (actions come from legal_actions via the bots,
+    so they are applied without validating them a second time)."""
+    state = rules.new_state(random.Random(seed), deck_order)
+    rng = random.Random(policy_seed(seed))
+    history = state.history
+    limit = rules.max_actions
+    apply = state._apply
+    current = state.current_player
+    while True:
+        seat = current()
+        if seat == TERMINAL:
+            return state
+        action = policies[seat].choose(state, rng)
+        apply(action)
+        history.append(action)
+        if len(history) > limit:
+            raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {limit} actions without ending")
+
+
+def seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
+    if not rotate:
+        return list(names)
+    shift = index % len(names)
+    return list(names[shift:]) + list(names[:shift])
+
+
+# --- the worker side --------------------------------------------------------------------------
+
+_CACHE: dict[tuple, tuple[Any, Rules]] = {}
+_GAMES: dict[str, Game] = {}
+
+
+def _init_worker(root: str, game: Game) -> None:
+    _CACHE.clear()          # a forked worker must not reuse rules cached by an earlier run
+    _GAMES.clear()
+    _GAMES[root] = game
+
+
+def _rules_for(root: str, players: int, variant: str) -> tuple[Any, Rules]:
+    key = (root, players, variant)
+    if key not in _CACHE:
+        game = _GAMES.get(root) or load_game(root)
+        module = engine_module(game)
+        _CACHE[key] = (module, module.Rules(game, players, variant))
+    return _CACHE[key]
+
+
+def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tuple]:
+    root, players, variant, names, rotate, seed, start, stop, records_dir = task
+    module, rules = loaded or _rules_for(root, players, variant)
+    out = []
+    for index in range(start, stop):
+        gseed = game_seed(seed, index)
+        seat_names = seat_policies(names, index, rotate)
+        policies = [make_policy(module, name, rules) for name in seat_names]
+        state = play(rules, policies, gseed)
+        result = state.result()
+        out.append((index, tuple(seat_names), result.scores, result.winners, result.length,
+                    result.success, result.ending, result.draw))
+        if records_dir:
+            from .record import Record, save_record
+
+            record = Record(game=rules.game.id, players=players, variant=variant, seed=gseed,
+                            actions=list(state.history),
+                            meta={"policies": seat_names, "run_seed": seed, "index": index,
+                                  "result": {"scores": list(result.scores), "winners": list(result.winners),
+                                             "ending": result.ending}})
+            save_record(record, Path(records_dir) / f"{rules.game.id}-{index:06d}.yaml")
+    return out
+
+
+# --- the report -------------------------------------------------------------------------------
+
+@dataclass
+class SimulationReport:
+    game: str
+    players: int
+    variant: str
+    games: int
+    seed: int
+    policies: list[str]
+    rotate: bool
+    cooperative: bool
+    seat_wins: list[int]
+    draws: int
+    lengths: list[int]
+    endings: Counter
+    successes: int
+    success_scores: Counter          # co-operative: score of each successful game
+    policy_games: Counter            # strategy comparison: seats played per policy
+    policy_wins: Counter
+    policy_score_sum: Counter
+    workers: int = 1
+    elapsed: float = 0.0
+    records_dir: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        n = self.games
+        lengths = sorted(self.lengths)
+        out: dict[str, Any] = {
+            "game": self.game, "players": self.players, "variant": self.variant, "games": n,
+            "seed": self.seed, "policies": list(self.policies), "seat_rotation": self.rotate,
+            "seats": [], "draws": self.draws, "draw_rate": self.draws / n if n else 0.0,
+            "length": {
+                "mean": sum(lengths) / n if n else 0.0, "min": lengths[0] if lengths else 0,
+                "max": lengths[-1] if lengths else 0,
+                **{f"p{q}": percentile(lengths, q) for q in (10, 25, 50, 75, 90)},
+            },
+            "endings": dict(sorted(self.endings.items())),
+        }
+        if not self.cooperative:
+            for s in range(self.players):
+                wins = self.seat_wins[s]
+                lo, hi = wilson(wins, n)
+                out["seats"].append({"seat": s + 1, "policy": self.policies[s] if not self.rotate else "rotating",
+                                     "wins": wins, "win_rate": wins / n if n else 0.0, "wilson95": [lo, hi]})
+        if self.cooperative:
+            lo, hi = wilson(self.successes, n)
+            scored = sum(self.success_scores.values())
+            out["cooperative"] = {
+                "successes": self.successes, "success_rate": self.successes / n if n else 0.0, "wilson95": [lo, hi],
+                "scores_of_successes": {str(k): v for k, v in sorted(self.success_scores.items())},
+                "mean_score_of_successes": (sum(k * v for k, v in self.success_scores.items()) / scored) if scored else None,
+            }
+        if len(set(self.policies)) > 1:
+            rows = []
+            for name in sorted(self.policy_games):
+                seats = self.policy_games[name]
+                wins = self.policy_wins[name]
+                lo, hi = wilson(wins, seats)
+                rows.append({"policy": name, "seat_games": seats, "wins": wins, "win_rate": wins / seats if seats else 0.0,
+                             "wilson95": [lo, hi], "mean_score": self.policy_score_sum[name] / seats if seats else 0.0})
+            out["strategies"] = rows
+        out["run"] = {"workers": self.workers, "elapsed_s": round(self.elapsed, 3), "records_dir": self.records_dir}
+        return out
+
+
+def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | None = None,
+             policies: Sequence[str] | None = None, workers: int | None = 1, variant: str = "standard",
+             rotate: bool = False, save_records: str | os.PathLike | None = None,
+             progress: Callable[[int], None] | None = None) -> SimulationReport:
+    """Play `games` games with bots and gather balance statistics.
+
+    `policies`: one name for every seat, or one per seat. `workers`: processes (None = all
+    cores); the report does not depend on it. `rotate`: game i shifts the policies i seats,
+    so that a strategy comparison is not a seat comparison.
+    """
+    if isinstance(game, str):
+        game = load_game(game)
+    module = engine_module(game)
+    if module is None or not hasattr(module, "Rules"):
+        raise CardgenError(f"{game.id} has no rules engine to simulate (no `engine:` module with Rules)")
+    players = players if players is not None else game.min_players
+    if players not in game.player_counts:
+        raise CardgenError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
+    if variant not in module.Rules.variants:
+        raise CardgenError(f"{game.id} has no variant {variant!r}; choose from {', '.join(module.Rules.variants)}")
+    if games < 1:
+        raise CardgenError("--games must be at least 1")
+    names = list(policies) if policies else ["random"]
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise CardgenError(f"give one policy for every seat or {players} policies (one per seat), not {len(names)}")
+    known = set(policy_names(module)) | {"random", "first"}
+    for name in names:
+        if name not in known:
+            raise CardgenError(f"{game.id} has no policy {name!r}; choose from {', '.join(sorted(known))}")
+    rules = module.Rules(game, players, variant)
+    records_dir = None
+    if save_records is not None:
+        Path(save_records).mkdir(parents=True, exist_ok=True)
+        records_dir = str(save_records)
+    workers = workers or os.cpu_count() or 1
+    root = str(game.root)
+    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + CHUNK), records_dir)
+             for start in range(0, games, CHUNK)]
+    started = time.perf_counter()
+    rows: list[tuple] = []
+    if workers <= 1 or len(tasks) == 1:
+        for task in tasks:
+            chunk = _run_chunk(task, (module, rules))
+            rows.extend(chunk)
+            if progress:
+                progress(len(chunk))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context().Pool(min(workers, len(tasks)), _init_worker, (root, game)) as pool:
+            for chunk in pool.imap(_run_chunk, tasks):
+                rows.extend(chunk)
+                if progress:
+                    progress(len(chunk))
+    elapsed = time.perf_counter() - started
+    return _report(game.id, players, variant, games, seed, names, rotate, module.Rules.cooperative, rows,
+                   workers, elapsed, records_dir)
+
+
+def _report(game_id: str, players: int, variant: str, games: int, seed: int, names: list[str], rotate: bool,
+            cooperative: bool, rows: list[tuple], workers: int, elapsed: float, records_dir: str | None) -> SimulationReport:
+    rows.sort(key=lambda r: r[0])
+    seat_wins = [0] * players
+    draws = 0
+    lengths = []
+    endings: Counter = Counter()
+    successes = 0
+    success_scores: Counter = Counter()
+    policy_games: Counter = Counter()
+    policy_wins: Counter = Counter()
+    policy_score: Counter = Counter()
+    for _index, seat_names, scores, winners, length, success, ending, draw in rows:
+        lengths.append(length)
+        if ending is not None:
+            endings[ending] += 1
+        if success is not None:
+            cooperative = True
+            if success:
+                successes += 1
+                success_scores[scores[0]] += 1
+        if draw:
+            draws += 1
+        for s in range(players):
+            policy_games[seat_names[s]] += 1
+            policy_score[seat_names[s]] += scores[s]
+        if not draw and success is None and len(winners) == 1:
+            seat_wins[winners[0]] += 1
+            policy_wins[seat_names[winners[0]]] += 1
+        elif success:
+            for s in winners:
+                policy_wins[seat_names[s]] += 1
+    return SimulationReport(game_id, players, variant, games, seed, names, rotate, cooperative, seat_wins, draws,
+                            lengths, endings, successes, success_scores, policy_games, policy_wins, policy_score,
+                            workers, elapsed, records_dir)
+
+
+def format_report(report: SimulationReport) -> str:
+    """The report as text for the terminal."""
+    d = report.as_dict()
+    lines = [f"{d['game']}: {d['games']} games, {d['players']} players, variant {d['variant']}, seed {d['seed']}",
+             "policies: " + ", ".join(f"seat {i + 1} {p}" for i, p in enumerate(d["policies"]))
+             + (" (rotated one seat each game)" if d["seat_rotation"] else "")]
+    for row in d["seats"]:
+        lo, hi = row["wilson95"]
+        lines.append(f"  seat {row['seat']} ({row['policy']}): wins {row['wins']} = {row['win_rate']:.1%}  95% CI {lo:.1%}–{hi:.1%}")
+    if not report.cooperative:
+        lines.append(f"  draws: {d['draws']} = {d['draw_rate']:.1%}")
+    if "cooperative" in d:
+        c = d["cooperative"]
+        lo, hi = c["wilson95"]
+        lines.append(f"  success: {c['successes']} = {c['success_rate']:.1%}  95% CI {lo:.1%}–{hi:.1%}")
+        if c["mean_score_of_successes"] is not None:
+            scores = ", ".join(f"{k}: {v}" for k, v in c["scores_of_successes"].items())
+            lines.append(f"  score of successes: mean {c['mean_score_of_successes']:.2f}; {scores}")
+    if d["endings"]:
+        lines.append("  endings: " + ", ".join(f"{k} {v} ({v / d['games']:.1%})" for k, v in d["endings"].items()))
+    ln = d["length"]
+    lines.append(f"  length (actions): mean {ln['mean']:.1f}, min {ln['min']}, p10 {ln['p10']}, p25 {ln['p25']}, "
+                 f"median {ln['p50']}, p75 {ln['p75']}, p90 {ln['p90']}, max {ln['max']}")
+    for row in d.get("strategies", []):
+        lo, hi = row["wilson95"]
+        lines.append(f"  strategy {row['policy']}: {row['wins']} wins in {row['seat_games']} seat-games = {row['win_rate']:.1%}"
+                     f"  95% CI {lo:.1%}–{hi:.1%}, mean score {row['mean_score']:.2f}")
+    run = d["run"]
+    lines.append(f"  ({run['workers']} worker(s), {run['elapsed_s']:.2f} s"
+                 + (f", records in {run['records_dir']}" if run["records_dir"] else "") + ")")
+    return "\n".join(lines)

@@ -1,0 +1,139 @@
+"""The engine core and the generic random-simulation harness."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cardgen.checks import check_game
+from cardgen.engine import llll
+from cardgen.engine.bots import FirstPolicy, RandomPolicy, make_policy
+from cardgen.engine.core import GameResult, IllegalAction, check_deck_order
+from cardgen.engine.harness import _sweep_one, random_game
+from cardgen.engine.simulate import game_seed, percentile, wilson
+from cardgen.load import load_game
+
+
+@pytest.fixture(scope="module")
+def game():
+    return load_game("llll")
+
+
+def test_game_result_draw_and_cooperative_success():
+    assert GameResult((3, 3, 1), (0, 1), 10).draw
+    assert not GameResult((3, 2, 1), (0,), 10).draw
+    coop = GameResult((5, 5, 5), (0, 1, 2), 10, success=True, ending="happy")
+    assert not coop.draw
+    assert coop.as_dict()["success"] is True and coop.as_dict()["winners"] == [0, 1, 2]
+
+
+def test_check_deck_order(game):
+    ids = [c.id for c in game.cards]
+    assert check_deck_order(game, ids[::-1]) == ids[::-1]
+    with pytest.raises(ValueError, match="missing"):
+        check_deck_order(game, ids[1:])
+    with pytest.raises(ValueError, match="duplicated"):
+        check_deck_order(game, ids + ids[:1])
+
+
+def test_apply_refuses_illegal_actions_and_actions_after_the_end(game):
+    rules = llll.Rules(game, 3)
+    state = rules.new_state(random.Random(0))
+    with pytest.raises(IllegalAction, match="not legal for seat 0"):
+        state.apply(("bid", 3))
+    state, _ = random_game(rules, 1)
+    with pytest.raises(IllegalAction, match="after the end"):
+        state.apply(("pass",))
+
+
+def test_policies(game):
+    rules = llll.Rules(game, 3)
+    state = rules.new_state(random.Random(0))
+    rng = random.Random(1)
+    assert RandomPolicy(rules).choose(state, rng) in state.legal_actions()
+    assert FirstPolicy(rules).choose(state, rng) == state.legal_actions()[0]
+    assert make_policy(llll, "greedy", rules).name == "greedy"
+    with pytest.raises(KeyError, match="no policy 'clever'"):
+        make_policy(llll, "clever", rules)
+
+
+def test_policies_do_not_touch_the_game_rng(game):
+    rules = llll.Rules(game, 3)
+    state = rules.new_state(random.Random(0))
+    before = state.rng.getstate()
+    for name in ("random", "greedy"):
+        make_policy(llll, name, rules).choose(state, random.Random(3))
+    assert state.rng.getstate() == before
+
+
+def test_summary_is_plain_data(game):
+    import json
+    state, _ = random_game(llll.Rules(game, 4), 3)
+    json.dumps(state.summary())
+
+
+# --- the harness --------------------------------------------------------------------------
+
+class LosesACard(llll.Rules):
+    def new_state(self, rng, deck_order=None):
+        state = super().new_state(rng, deck_order)
+        state.aside.pop()
+        return state
+
+
+class NeverEnds(llll.Rules):
+    max_actions = 20
+
+
+class NarrowScores(llll.Rules):
+    def score_range(self):
+        return (0, 1)
+
+
+class Crashes(llll.Rules):
+    def new_state(self, rng, deck_order=None):
+        state = super().new_state(rng, deck_order)
+
+        def broken(action):
+            raise ZeroDivisionError("boom")
+        state._apply = broken
+        return state
+
+
+@pytest.mark.parametrize("cls, message", [
+    (LosesACard, "card conservation broken"),
+    (NeverEnds, "no end after 20 actions"),
+    (NarrowScores, "outside score_range"),
+    (Crashes, "ZeroDivisionError: boom"),
+])
+def test_harness_catches_broken_rules(game, cls, message):
+    result = _sweep_one(cls(game, 3), "random-sim-3p", 5, 0)
+    assert not result.ok and message in result.message and "seed" in result.message
+
+
+def test_check_game_runs_the_sweep_for_engines(game):
+    report = check_game(game)
+    ids = [r.id for r in report.results]
+    assert "random-sim-3p" in ids and "random-sim-4p" in ids and report.ok
+    assert not [r for r in check_game(game, simulate=False).results if r.id.startswith("random-sim")]
+
+
+# --- statistics helpers -------------------------------------------------------------------
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_percentile_nearest_rank():
+    values = list(range(1, 11))
+    assert percentile(values, 50) == 5 and percentile(values, 90) == 9 and percentile(values, 100) == 10
+    assert percentile([7], 10) == 7
+
+
+def test_game_seeds_are_stable_and_distinct():
+    assert game_seed(1, 0) == game_seed(1, 0)
+    assert len({game_seed(s, i) for s in range(3) for i in range(100)}) == 300
