@@ -119,6 +119,11 @@ class Rules:
     max_actions: ClassVar[int] = 10_000   # termination bound used by the random-simulation test
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
 
+    @classmethod
+    def default_variant(cls, players: int) -> str:
+        """The variant played when none is named."""
+        return cls.variants[0]
+
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         if players not in game.player_counts:
             raise ValueError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")

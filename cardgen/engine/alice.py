@@ -1,0 +1,1015 @@
+"""Detective Alice (探偵アリス): the solitaire and its two-player "versus" variant.
+
+Every number comes from card_data/alice (game.yaml `parameters`, card fields); the source is
+../shared/seeds/003_2918f06676cfb10a.txt and every reading of it is a `decisions:` entry.
+
+Turn structure (one player, or the two players alternating whole turns in versus):
+
+* investigation phase — draw the top card of your deck, or play an investigation card from
+  your memo to the record as if drawn. A drawn investigation card goes to the record or, when
+  there is room, the memo. A suspect Alice drawn here triggers the solution check; failing it,
+  or drawing the Detective or the Nuisance, puts her in the memo (a full memo first discards
+  one of its investigation cards). Three Alices in the memo lose; an empty deck at the start
+  of the phase loses.
+* event phase — optionally use the event of one memo card; afterwards an investigation card
+  is discarded and an Alice is shuffled back into the deck.
+
+Actions are short strings (YAML-friendly, sortable): ``draw``, ``play:AL07``, ``record``,
+``memo``, ``discard:AL07`` (make room), ``pass``, ``event:AL07``, ``target:AL07`` (the
+record card an event discards), ``swap:AL07`` (swap that record card with its right
+neighbour), ``recover:AL07`` (discard to deck bottom), ``order:AL07,AL12,AL01`` (the peeked
+cards, top first); versus adds ``profile:AL01``, ``keep``/``change`` (the once-a-game
+profile change) and ``force:AL04``/``noforce``. Steps that offer only one possibility are
+carried out automatically and never appear as actions.
+
+Hidden information: the deck order and, in versus, the opponent's profile and the card a
+player has just drawn (until it is revealed). Policies below only read the public zones, the
+acting player's own profile and pending card, and the known card list.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from typing import Callable, Mapping, Sequence
+
+from ..checks import CheckResult
+from ..model import Game
+from . import core
+from .core import TERMINAL, GameResult, InvariantError
+
+# phases
+SETUP_PROFILE = "profile"
+INVESTIGATE = "investigate"
+PLACE = "place"
+MAKE_ROOM = "make_room"
+PROFILE_CHANGE = "profile_change"
+FORCE = "force"
+EVENT = "event"
+TARGET = "target"
+OVER = "over"
+
+ALICE_KINDS = ("suspect", "detective", "nuisance")
+KNOWN_EVENTS = (
+    "discard_record_colour", "discard_record_last", "swap_adjacent", "record_last_to_memo",
+    "peek_reorder", "scout_top", "recover_discard",
+)
+
+
+class Rules(core.Rules):
+    """Detective Alice for one player ("solo") or two ("versus", each with their own set)."""
+
+    engine_id = "alice"
+    variants = ("solo", "versus")
+    variant_players = {"solo": (1,), "versus": (2,)}
+    max_actions = 5_000
+    cooperative = True        # the solitaire reports success; each instance sets its own (versus: False)
+
+    @classmethod
+    def supports(cls, players: int, variant: str) -> bool:
+        """Whether this player count plays this variant (solo: 1 player, versus: 2)."""
+        return players in cls.variant_players.get(variant, ())
+
+    @classmethod
+    def default_variant(cls, players: int) -> str:
+        return "solo" if players == 1 else "versus"
+
+    def __init__(self, game: Game, players: int = 1, variant: str | None = None) -> None:
+        if variant is None or variant == "standard":
+            variant = self.default_variant(players)
+        super().__init__(game, players, variant)
+        if players not in self.variant_players[variant]:
+            raise ValueError(f"alice: variant {variant!r} is for {self.variant_players[variant]} players, not {players}")
+        self.cooperative = variant == "solo"
+        p = game.param
+        self.memo_limit: int = p("memo_limit")
+        self.alices_to_lose: int = p("alices_in_memo_to_lose")
+        self.lose_on_empty_deck: bool = bool(p("lose_on_empty_deck"))
+        solve = p("solve")
+        self.solve_icons = tuple(solve["requires_icons"])
+        self.events_per_phase: int = p("events_per_event_phase")
+        self.event_may_pass: bool = bool(p("event_may_pass"))
+        if p("used_investigation_card_to") != "discard" or p("used_alice_card_to") != "deck_reshuffle":
+            raise ValueError("alice engine: used cards go to the discard (investigation) and back into the deck (Alice)")
+        if p("memo_play_instead_of_draw") != "investigation_only":
+            raise ValueError("alice engine: only investigation cards may be played from the memo")
+        self.max_turns: int = p("max_investigation_phases")
+        self.peek_count: int = p("peek_count")
+        self.points_per_record_card: int = p("points_per_record_card")
+        self.link_order = tuple(p("link_order"))
+        self.link_cyclic: bool = bool(p("link_cyclic"))
+        self.link_any_start: bool = bool(p("link_any_start"))
+        self.link_bonus = [(row["min"], row["max"], row["bonus"]) for row in p("link_bonus")]
+        vs = p("versus")
+        self.sets: int = vs["sets"] if variant == "versus" else 1
+        self.profile_changes: int = vs["profile_changes_allowed"]
+        self.profile_removed: bool = bool(vs["profile_removed_from_deck"])
+        self.forced_events: bool = vs["forced_event_on_alice_draw"] not in (False, "no", "never")
+        self.suspect_points: int = vs["suspect_profile_points_per_same_colour_card"]
+        self.nuisance_suspects: int = vs["nuisance_win_suspects_in_a_memo"]
+        # per-card arrays, indexed by position in game.cards
+        cards = game.cards
+        self.ids: list[str] = [c.id for c in cards]
+        self.index: dict[str, int] = {c.id: i for i, c in enumerate(cards)}
+        self.kind: list[str] = [c.get("kind") for c in cards]
+        self.colour: list[str] = [c.get("colour") for c in cards]
+        self.icon: list[str | None] = [c.get("icon") for c in cards]
+        self.event: list[str] = [c.get("event") for c in cards]
+        self.event_colour: list[str | None] = [c.get("event_colour") for c in cards]
+        self.is_alice: list[bool] = [k in ALICE_KINDS for k in self.kind]
+        self.is_suspect: list[bool] = [k == "suspect" for k in self.kind]
+        for i, ev in enumerate(self.event):
+            if ev not in KNOWN_EVENTS:
+                raise ValueError(f"alice engine: card {self.ids[i]} has unknown event {ev!r}")
+        # link successor by icon (None = the chain stops)
+        order = self.link_order
+        self.link_next: dict[str, str | None] = {}
+        for k, icon in enumerate(order):
+            nxt = order[(k + 1) % len(order)] if (self.link_cyclic or k + 1 < len(order)) else None
+            self.link_next[icon] = nxt
+        self.alices: list[int] = [i for i, a in enumerate(self.is_alice) if a]
+        self.investigations: list[int] = [i for i, a in enumerate(self.is_alice) if not a]
+
+    # ---- scoring helpers (also used by checks and policies) --------------------------------
+
+    def link_length(self, record: Sequence[int]) -> int:
+        """Longest stretch of adjacent record cards following the link order (colour ignored)."""
+        icon = self.icon
+        nxt = self.link_next
+        first = self.link_order[0]
+        best = cur = 0
+        prev = None
+        for c in record:
+            ic = icon[c]
+            if prev is not None and cur and nxt.get(prev) == ic:
+                cur += 1
+            elif self.link_any_start or ic == first:
+                cur = 1
+            else:
+                cur = 0
+            prev = ic
+            if cur > best:
+                best = cur
+        return best
+
+    def link_bonus_for(self, length: int) -> int:
+        for low, high, bonus in self.link_bonus:
+            if low <= length <= high:
+                return bonus
+        if self.link_bonus and length > self.link_bonus[-1][1]:
+            return self.link_bonus[-1][2]
+        return 0
+
+    def solved(self, record: Sequence[int], colour: str) -> bool:
+        """True if the record has a run of `colour` cards that holds every required icon."""
+        need = self.solve_icons
+        seen: set = set()
+        col = self.colour
+        icon = self.icon
+        for c in record:
+            if col[c] == colour:
+                seen.add(icon[c])
+                if len(seen) >= len(need) and all(n in seen for n in need):
+                    return True
+            else:
+                seen = set()
+        return False
+
+    def solo_score(self, record: Sequence[int]) -> int:
+        return len(record) * self.points_per_record_card + self.link_bonus_for(self.link_length(record))
+
+    def versus_score(self, record: Sequence[int], profile: int | None) -> int:
+        bonus = self.link_bonus_for(self.link_length(record))
+        if profile is not None and self.is_suspect[profile]:
+            colour = self.colour[profile]
+            return bonus + self.suspect_points * sum(1 for c in record if self.colour[c] == colour)
+        return bonus
+
+    def max_link(self) -> int:
+        """Longest link the investigation cards can make (icons are finite)."""
+        counts = Counter(self.icon[c] for c in self.investigations)
+        best = 0
+        starts = self.link_order if self.link_any_start else self.link_order[:1]
+        for start in starts:
+            left = dict(counts)
+            icon, n = start, 0
+            while icon is not None and left.get(icon, 0) > 0:
+                left[icon] -= 1
+                n += 1
+                icon = self.link_next[icon]
+            best = max(best, n)
+        return best
+
+    def score_range(self) -> tuple[int, int]:
+        top_bonus = max((b for _, _, b in self.link_bonus), default=0)
+        if self.variant == "solo":
+            return 0, len(self.investigations) * self.points_per_record_card + top_bonus
+        per_colour = max(Counter(self.colour[c] for c in self.investigations).values())
+        return 0, per_colour * self.suspect_points + top_bonus
+
+    # ---- setup ---------------------------------------------------------------------------
+
+    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
+        """Shuffle each set into its deck; `deck_order` gives the decks (top first), one set after another."""
+        n = len(self.ids)
+        decks: list[list[int]] = []
+        if deck_order is not None:
+            order = [self.index[i] for i in deck_order]
+            if len(order) != n * self.sets:
+                raise ValueError(f"alice: deck_order must list {n * self.sets} cards ({self.sets} set(s) of {n}), got {len(order)}")
+            for s in range(self.sets):
+                part = order[s * n:(s + 1) * n]
+                if sorted(part) != list(range(n)):
+                    raise ValueError(f"alice: deck_order set {s + 1} is not exactly one of each card")
+                decks.append(part[::-1])          # internal decks keep the top at the end
+        else:
+            for _ in range(self.sets):
+                deck = list(range(n))
+                rng.shuffle(deck)
+                decks.append(deck)
+        return State(self, rng, decks)
+
+
+class State(core.State):
+    __slots__ = (
+        "rules", "rng", "history", "n", "decks", "records", "memos", "discards", "profiles",
+        "changes_left", "phase", "turn", "actor", "pending", "events_used", "ev_card", "ev_owner",
+        "ev_forced", "options", "turns", "_legal", "ending", "culprit", "loser", "winners_",
+    )
+
+    def __init__(self, rules: Rules, rng: random.Random, decks: list[list[int]]) -> None:
+        self.rules = rules
+        self.rng = rng
+        self.history = []
+        self.n = rules.sets
+        self.decks = decks
+        self.records: list[list[int]] = [[] for _ in decks]
+        self.memos: list[list[int]] = [[] for _ in decks]
+        self.discards: list[list[int]] = [[] for _ in decks]
+        self.profiles: list[int | None] = [None for _ in decks]
+        self.changes_left = [rules.profile_changes for _ in decks]
+        self.turns = [0 for _ in decks]     # investigation phases started, per seat
+        self.turn = 0
+        self.actor = 0
+        self.pending: int | None = None     # the card being resolved this investigation phase
+        self.events_used = 0
+        self.ev_card: int | None = None
+        self.ev_owner = 0
+        self.ev_forced = False
+        self.options: list[str] = []        # legal actions of the current decision
+        self._legal: list[str] | None = None
+        self.ending: str | None = None
+        self.culprit: str | None = None
+        self.loser: int | None = None
+        self.winners_: tuple[int, ...] = ()
+        if rules.variant == "versus":
+            self.phase = SETUP_PROFILE
+            self.actor = 0
+            self._ask(SETUP_PROFILE, [f"profile:{rules.ids[c]}" for c in self.decks[0] if rules.is_alice[c]])
+        else:
+            self._start_investigation(0)
+
+    # ---- core API --------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == OVER else self.actor
+
+    def legal_actions(self) -> list[str]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = sorted(self.options) if self.phase != OVER else []
+        return legal
+
+    def _apply(self, action: str) -> None:
+        self._legal = None
+        phase = self.phase
+        r = self.rules
+        if phase == EVENT:
+            if action == "pass":
+                self._end_turn(self.turn)
+            else:
+                self._use_event(self.turn, r.index[action[6:]], forced=False)
+        elif phase == PLACE:
+            p = self.turn
+            card = self.pending
+            self.pending = None
+            if action == "record":
+                self.records[p].append(card)
+            else:
+                self.memos[p].append(card)
+            self._start_event(p)
+        elif phase == INVESTIGATE:
+            p = self.turn
+            if action == "draw":
+                self._draw(p)
+            else:
+                card = r.index[action[5:]]
+                self.memos[p].remove(card)
+                self.records[p].append(card)
+                self._start_event(p)
+        elif phase == TARGET:
+            self._resolve_target(action)
+        elif phase == MAKE_ROOM:
+            p = self.turn
+            card = r.index[action[8:]]
+            self.memos[p].remove(card)
+            self.discards[p].append(card)
+            self._place_alice(p, self.pending)
+        elif phase == PROFILE_CHANGE:
+            p = self.turn
+            card = self.pending
+            if action == "change":
+                self.changes_left[p] -= 1
+                card, self.profiles[p] = self.profiles[p], card
+                self.pending = card
+            self._offer_force(p, card)
+        elif phase == FORCE:
+            p = self.turn
+            if action == "noforce":
+                self._resolve_alice(p, self.pending)
+            else:
+                self._use_event(1 - p, r.index[action[6:]], forced=True)
+        elif phase == SETUP_PROFILE:
+            p = self.actor
+            card = r.index[action[8:]]
+            self.profiles[p] = card
+            if r.profile_removed:
+                self.decks[p].remove(card)
+            if p + 1 < self.n:
+                self.actor = p + 1
+                self._ask(SETUP_PROFILE, [f"profile:{r.ids[c]}" for c in self.decks[p + 1] if r.is_alice[c]])
+            else:
+                self._start_investigation(0)
+        else:  # pragma: no cover
+            raise core.IllegalAction(f"no action is legal in phase {phase}")
+
+    # ---- flow ------------------------------------------------------------------------------
+
+    def _ask(self, phase: str, options: list[str]) -> None:
+        self.phase = phase
+        self.options = options
+        self._legal = None
+
+    def _start_investigation(self, p: int) -> None:
+        r = self.rules
+        self.turn = self.actor = p
+        self.events_used = 0
+        if self.turns[p] >= r.max_turns:
+            self._finish("cold-case")      # decision turn-limit
+            return
+        self.turns[p] += 1
+        if not self.decks[p] and r.lose_on_empty_deck:
+            self._lose(p, "deck-empty")
+            return
+        ids = r.ids
+        plays = [f"play:{ids[c]}" for c in self.memos[p] if not r.is_alice[c]]
+        if not self.decks[p]:
+            if plays:       # only reachable when an empty deck does not lose
+                self._ask(INVESTIGATE, plays)
+            else:
+                self._lose(p, "deck-empty")
+            return
+        if plays:
+            plays.append("draw")
+            self._ask(INVESTIGATE, plays)
+        else:
+            self._draw(p)
+
+    def _draw(self, p: int) -> None:
+        r = self.rules
+        card = self.decks[p].pop()
+        if not r.is_alice[card]:
+            if len(self.memos[p]) >= r.memo_limit:
+                self.records[p].append(card)
+                self._start_event(p)
+            else:
+                self.pending = card
+                self._ask(PLACE, ["memo", "record"])
+            return
+        self.pending = card
+        if self.n > 1 and self.changes_left[p] > 0 and self.profiles[p] is not None:
+            self._ask(PROFILE_CHANGE, ["change", "keep"])
+            return
+        self._offer_force(p, card)
+
+    def _offer_force(self, p: int, card: int) -> None:
+        r = self.rules
+        if self.n > 1 and r.forced_events:
+            opp = 1 - p
+            targets = [f"force:{r.ids[c]}" for c in self.memos[opp] if r.is_alice[c]]
+            if targets:
+                targets.append("noforce")
+                self.actor = p
+                self._ask(FORCE, targets)
+                return
+        self._resolve_alice(p, card)
+
+    def _resolve_alice(self, p: int, card: int) -> None:
+        r = self.rules
+        self.actor = p
+        if r.is_suspect[card]:
+            colour = r.colour[card]
+            if any(r.solved(rec, colour) for rec in self.records):
+                # solved: she is the culprit and stays in play, beside the record
+                self.pending = card
+                self.culprit = colour
+                self._finish("solved")
+                return
+        self._place_alice(p, card)
+
+    def _place_alice(self, p: int, card: int) -> None:
+        r = self.rules
+        memo = self.memos[p]
+        self.pending = card
+        if len(memo) >= r.memo_limit:
+            room = [c for c in memo if not r.is_alice[c]]
+            if len(room) > 1:
+                self.actor = p
+                self._ask(MAKE_ROOM, [f"discard:{r.ids[c]}" for c in room])
+                return
+            if not room:  # pragma: no cover - impossible while memo_limit <= alices_to_lose
+                raise InvariantError("a full memo of Alice cards should already have lost")
+            memo.remove(room[0])
+            self.discards[p].append(room[0])
+        self.pending = None
+        memo.append(card)
+        if sum(1 for c in memo if r.is_alice[c]) >= r.alices_to_lose:
+            self._lose(p, "three-alices")
+            return
+        self._start_event(p)
+
+    def _start_event(self, p: int) -> None:
+        self.actor = p
+        r = self.rules
+        memo = self.memos[p]
+        if not memo or self.events_used >= r.events_per_phase:
+            self._end_turn(p)
+            return
+        opts = [f"event:{r.ids[c]}" for c in memo]
+        if r.event_may_pass:
+            opts.append("pass")
+        self._ask(EVENT, opts)
+
+    def _end_turn(self, p: int) -> None:
+        self._start_investigation((p + 1) % self.n)
+
+    # ---- events ----------------------------------------------------------------------------
+
+    def _use_event(self, owner: int, card: int, forced: bool) -> None:
+        """Resolve the event of `card` from `owner`'s memo (forced: made to by the opponent)."""
+        r = self.rules
+        self.memos[owner].remove(card)       # decision event-slot: it leaves the memo at once
+        self.ev_card = card
+        self.ev_owner = owner
+        self.ev_forced = forced
+        if not forced:
+            self.events_used += 1
+        self.actor = owner
+        kind = r.event[card]
+        ids = r.ids
+        record = self.records[owner]
+        deck = self.decks[owner]
+        if kind == "discard_record_colour":
+            colour = r.event_colour[card]
+            targets = sorted({c for c in record if r.colour[c] == colour})
+            self._event_choice([f"target:{ids[c]}" for c in targets])
+        elif kind == "discard_record_last":
+            if record:
+                self.discards[owner].append(record.pop())
+            self._finish_event()
+        elif kind == "swap_adjacent":
+            self._event_choice([f"swap:{ids[c]}" for c in record[:-1]])
+        elif kind == "record_last_to_memo":
+            if record:
+                self.memos[owner].append(record.pop())
+            self._finish_event()
+        elif kind == "peek_reorder":
+            top = deck[-r.peek_count:][::-1]        # top first
+            if len(top) <= 1:
+                self._finish_event()
+            else:
+                opts = sorted({"order:" + ",".join(ids[c] for c in perm) for perm in itertools.permutations(top)})
+                self._ask(TARGET, opts)
+        elif kind == "scout_top":
+            if deck:
+                top = deck.pop()
+                if r.is_alice[top]:
+                    deck.insert(0, top)
+                else:
+                    self.memos[owner].append(top)
+            self._finish_event()
+        elif kind == "recover_discard":
+            targets = sorted(set(self.discards[owner]))
+            self._event_choice([f"recover:{ids[c]}" for c in targets])
+        else:  # pragma: no cover
+            raise InvariantError(f"unknown event {kind}")
+
+    def _event_choice(self, options: list[str]) -> None:
+        if not options:
+            self._finish_event()
+        elif len(options) == 1:
+            self._resolve_target(options[0])
+        else:
+            self._ask(TARGET, options)
+
+    def _resolve_target(self, action: str) -> None:
+        r = self.rules
+        owner = self.ev_owner
+        head, _, arg = action.partition(":")
+        if head == "target":
+            card = r.index[arg]
+            self.records[owner].remove(card)
+            self.discards[owner].append(card)
+        elif head == "swap":
+            rec = self.records[owner]
+            i = rec.index(r.index[arg])
+            rec[i], rec[i + 1] = rec[i + 1], rec[i]
+        elif head == "recover":
+            card = r.index[arg]
+            self.discards[owner].remove(card)
+            self.decks[owner].insert(0, card)
+        elif head == "order":
+            cards = [r.index[x] for x in arg.split(",")]
+            deck = self.decks[owner]
+            del deck[-len(cards):]
+            deck.extend(reversed(cards))
+        self._finish_event()
+
+    def _finish_event(self) -> None:
+        r = self.rules
+        card = self.ev_card
+        owner = self.ev_owner
+        self.ev_card = None
+        if r.is_alice[card]:
+            deck = self.decks[owner]
+            deck.append(card)
+            self.rng.shuffle(deck)
+        else:
+            self.discards[owner].append(card)
+        if self.ev_forced:
+            self.ev_forced = False
+            self._resolve_alice(self.turn, self.pending)
+        else:
+            self._start_event(owner)
+
+    # ---- endings ---------------------------------------------------------------------------
+
+    def _lose(self, p: int, reason: str) -> None:
+        self.loser = p
+        self._finish(reason)
+
+    def _finish(self, ending: str) -> None:
+        self.ending = ending
+        self.phase = OVER
+        self.options = []
+        self._legal = []
+        if self.n == 1:
+            self.winners_ = (0,) if ending == "solved" else ()
+            return
+        self.winners_ = self._versus_winners()
+
+    def _versus_winners(self) -> tuple[int, ...]:
+        r = self.rules
+        met = []
+        for p in range(self.n):
+            prof = self.profiles[p]
+            kind = r.kind[prof]
+            if kind == "suspect":
+                ok = self.culprit is not None and self.culprit == r.colour[prof]
+            elif kind == "nuisance":
+                ok = any(sum(1 for c in m if r.is_suspect[c]) >= r.nuisance_suspects for m in self.memos)
+            else:  # detective
+                ok = self.loser is not None and self.loser != p
+            if ok:
+                met.append(p)
+        if met:
+            return tuple(met)
+        scores = self.scores()
+        best = max(scores)
+        return tuple(p for p in range(self.n) if scores[p] == best)
+
+    def scores(self) -> tuple[int, ...]:
+        r = self.rules
+        if self.n == 1:
+            return (r.solo_score(self.records[0]) if self.ending == "solved" else 0,)
+        return tuple(r.versus_score(self.records[p], self.profiles[p]) for p in range(self.n))
+
+    def summary(self) -> dict:
+        out = super().summary()
+        out.update({"phase": self.phase, "seat_to_act": self.current_player(), "turns": list(self.turns),
+                    "ending": self.ending, "culprit": self.culprit})
+        return out
+
+    def result(self) -> GameResult:
+        if self.phase != OVER:
+            raise core.IllegalAction("the game is not over")
+        r = self.rules
+        details: dict = {
+            "record_sizes": [len(rec) for rec in self.records],
+            "links": [r.link_length(rec) for rec in self.records],
+            "culprit": self.culprit,
+        }
+        if self.n > 1:
+            details["profiles"] = [r.ids[c] if c is not None else None for c in self.profiles]
+            details["loser"] = self.loser
+        success = self.ending == "solved" if self.n == 1 else None
+        return GameResult(self.scores(), self.winners_, len(self.history), success, self.ending, details)
+
+    # ---- zones and invariants ----------------------------------------------------------------
+
+    def zones(self) -> Mapping[str, list[str]]:
+        ids = self.rules.ids
+        out: dict[str, list[str]] = {}
+        for p in range(self.n):
+            pre = f"p{p}." if self.n > 1 else ""
+            out[pre + "deck"] = [ids[c] for c in reversed(self.decks[p])]
+            out[pre + "record"] = [ids[c] for c in self.records[p]]
+            out[pre + "memo"] = [ids[c] for c in self.memos[p]]
+            out[pre + "discard"] = [ids[c] for c in self.discards[p]]
+            out[pre + "profile"] = [ids[self.profiles[p]]] if self.profiles[p] is not None else []
+        held = []
+        if self.pending is not None:
+            held.append((self.turn, self.pending))
+        if self.ev_card is not None:
+            held.append((self.ev_owner, self.ev_card))
+        for p in range(self.n):
+            pre = f"p{p}." if self.n > 1 else ""
+            out[pre + "in_play"] = [ids[c] for owner, c in held if owner == p]
+        return out
+
+    def check_invariants(self) -> None:
+        """Card conservation per set: each player's zones hold exactly one copy of every card."""
+        if self.n == 1:
+            super().check_invariants()
+        else:
+            zones = self.zones()
+            expected = Counter(self.rules.ids)
+            for p in range(self.n):
+                seen: Counter[str] = Counter()
+                for name, cards in zones.items():
+                    if name.startswith(f"p{p}."):
+                        seen.update(cards)
+                if seen != expected:
+                    raise InvariantError(f"card conservation broken in set {p + 1}: missing {sorted((expected - seen).elements())[:6]}, extra {sorted((seen - expected).elements())[:6]}")
+        r = self.rules
+        for p in range(self.n):
+            if len(self.memos[p]) > r.memo_limit:
+                raise InvariantError(f"memo of seat {p} holds {len(self.memos[p])} cards, limit {r.memo_limit}")
+            if any(r.is_alice[c] for c in self.records[p]):
+                raise InvariantError("an Alice card is in the record")
+            if any(r.is_alice[c] for c in self.discards[p]):
+                raise InvariantError("an Alice card is in the discard pile")
+
+    def describe(self, action) -> str:
+        return f"seat {self.actor}: {action}" if isinstance(action, str) else repr(action)
+
+    # ---- what a player may know ------------------------------------------------------------
+
+    def unseen(self, p: int) -> list[int]:
+        """Cards seat `p` cannot see (their deck, as a multiset; the order is hidden)."""
+        return list(self.decks[p])
+
+
+# ==== policies ================================================================================
+
+from .bots import RandomPolicy  # noqa: E402  (the shared Policy protocol and the uniform bot)
+
+
+class HeuristicPolicy:
+    """A sensible detective: builds one same-colour run at a time, keeps off-colour cards in the
+    memo, returns Alices to the deck before they pile up, and uses events to fix the record.
+
+    It reads only public zones (records, memos, discards), its own profile, the card it has
+    just drawn and the cards an event shows it, and the set's card list. It never reads the
+    deck order or the opponent's profile.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def _target_colours(self, state: State, p: int) -> list[str]:
+        """Colours worth building, best first: suspect still drawable, or our profile's colour."""
+        r = self.rules
+        prof = state.profiles[p]
+        if prof is not None and r.is_suspect[prof]:
+            return [r.colour[prof]]
+        in_memo = {r.colour[c] for c in state.memos[p] if r.is_suspect[c]}
+        cols = [r.colour[c] for c in r.alices if r.is_suspect[c]]
+        return [c for c in cols if c not in in_memo] + [c for c in cols if c in in_memo]
+
+    def _tail(self, record: list[int]) -> tuple[str | None, set]:
+        r = self.rules
+        if not record:
+            return None, set()
+        colour = r.colour[record[-1]]
+        icons: set = set()
+        for c in reversed(record):
+            if r.colour[c] != colour:
+                break
+            icons.add(r.icon[c])
+        return colour, icons
+
+    def _value(self, state: State, p: int, record: list[int], memo: list[int]) -> float:
+        """Static value of a (hypothetical) record and memo for seat p."""
+        r = self.rules
+        prof = state.profiles[p]
+        if prof is not None and r.is_suspect[prof]:
+            targets = {r.colour[prof]: 1.0}
+        else:
+            # a solved colour is worth less while her suspect sits in the memo (she cannot be drawn)
+            targets = {r.colour[c]: (0.6 if c in memo else 1.0) for c in r.alices if r.is_suspect[c]}
+        value = 0.0
+        solved = set()
+        for colour, weight in targets.items():
+            if r.solved(record, colour):
+                value += 10.0 * weight
+                solved.add(colour)
+        colour, icons = self._tail(record)
+        if colour is not None:
+            if colour in targets and colour not in solved:
+                value += 3.0 * targets[colour] * len(icons & set(r.solve_icons))
+            elif colour not in targets:
+                value -= 1.0
+        value += 0.3 * len(record) + 0.5 * r.link_bonus_for(r.link_length(record))
+        alices = sum(1 for c in memo if r.is_alice[c])
+        if alices >= r.alices_to_lose:
+            value -= 100.0
+        elif alices == r.alices_to_lose - 1:
+            value -= 6.0
+        else:
+            value -= 1.5 * alices
+        for c in memo:
+            if not r.is_alice[c] and colour is not None and r.colour[c] == colour and r.icon[c] not in icons:
+                value += 1.0
+        return value
+
+    # -- choice ------------------------------------------------------------------------------
+
+    def choose(self, state: State, rng: random.Random):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        r = self.rules
+        phase = state.phase
+        p = state.actor
+        record = state.records[p]
+        memo = state.memos[p]
+        if phase == SETUP_PROFILE:
+            # a suspect profile gives same-colour points; pick the first suspect offered
+            sus = [a for a in legal if r.is_suspect[r.index[a[8:]]]]
+            return rng.choice(sus or legal)
+        if phase == PLACE:
+            card = state.pending
+            a = self._value(state, p, record + [card], memo)
+            b = self._value(state, p, record, memo + [card]) - 0.5 * (len(memo) + 1 >= r.memo_limit)
+            return "record" if a >= b else "memo"
+        if phase == INVESTIGATE:
+            best, best_v = "draw", self._value(state, p, record, memo) + 0.4
+            for a in legal:
+                if a.startswith("play:"):
+                    c = r.index[a[5:]]
+                    m = list(memo)
+                    m.remove(c)
+                    v = self._value(state, p, record + [c], m)
+                    if v > best_v:
+                        best, best_v = a, v
+            return best
+        if phase == MAKE_ROOM:
+            colour, icons = self._tail(record)
+            def keep(a: str) -> tuple:
+                c = r.index[a[8:]]
+                return (r.colour[c] == colour and r.icon[c] not in icons, r.colour[c] in self._target_colours(state, p), a)
+            return min(legal, key=keep)
+        if phase == EVENT:
+            return self._choose_event(state, p, legal)
+        if phase == TARGET:
+            return self._choose_target(state, legal)
+        if phase == PROFILE_CHANGE:
+            return self._profile_change(state, p)
+        if phase == FORCE:
+            return self._force(state, p, legal)
+        return rng.choice(legal)
+
+    def _force(self, state: State, p: int, legal: list[str]) -> str:
+        """Force an opponent's Alice event only to break a solved run of a colour that is not ours
+        (forcing also helps them: the Alice leaves their memo)."""
+        r = self.rules
+        opp = 1 - p
+        prof = state.profiles[p]
+        mine = r.colour[prof] if prof is not None and r.is_suspect[prof] else None
+        record = state.records[opp]
+        threats = [c for c in {r.colour[x] for x in record} if c != mine and r.solved(record, c)]
+        if not threats:
+            return "noforce"
+        for a in legal:
+            if a == "noforce":
+                continue
+            c = r.index[a[6:]]
+            kind = r.event[c]
+            if kind == "discard_record_colour":
+                col = r.event_colour[c]
+                options = [self._without(record, x) for x in record if r.colour[x] == col]
+            elif kind == "discard_record_last" and record:
+                options = [record[:-1]]
+            else:
+                continue
+            # the opponent picks the target: it must break every threat whatever they choose
+            if options and all(not any(r.solved(o, t) for t in threats) for o in options):
+                return a
+        return "noforce"
+
+    def _profile_change(self, state: State, p: int) -> str:
+        """Keep or change the profile for the Alice just drawn (only she and our profile are known)."""
+        r = self.rules
+        drawn, prof = state.pending, state.profiles[p]
+
+        def culprit(card: int) -> str | None:
+            if r.is_suspect[card] and any(r.solved(rec, r.colour[card]) for rec in state.records):
+                return r.colour[card]
+            return None
+
+        keep_culprit, change_culprit = culprit(drawn), culprit(prof)
+        mine = r.colour[prof] if r.is_suspect[prof] else None
+        if keep_culprit is not None:
+            if keep_culprit == mine:
+                return "keep"                     # she is our culprit: win now
+            # she would be named, and not ours: take her as our profile instead if that names nobody
+            return "change" if change_culprit is None else "keep"
+        if change_culprit is not None:
+            return "keep"                         # changing would name our old profile as the culprit
+        if r.is_suspect[drawn]:
+            def progress(colour: str | None) -> int:
+                if colour is None:
+                    return -1
+                best = cur = 0
+                seen: set = set()
+                for c in state.records[p]:
+                    if r.colour[c] == colour:
+                        seen.add(r.icon[c])
+                        cur = len(seen)
+                    else:
+                        seen, cur = set(), 0
+                    best = max(best, cur)
+                return best + sum(1 for c in state.records[p] if r.colour[c] == colour) // 3
+            if progress(r.colour[drawn]) > progress(mine):
+                return "change"
+        return "keep"
+
+    def _choose_event(self, state: State, p: int, legal: list[str]) -> str:
+        r = self.rules
+        record = state.records[p]
+        memo = state.memos[p]
+        alices = [c for c in memo if r.is_alice[c]]
+        base = self._value(state, p, record, memo)
+        best, best_v = "pass", base
+        for a in legal:
+            if a == "pass":
+                continue
+            c = r.index[a[6:]]
+            m = list(memo)
+            m.remove(c)
+            kind = r.event[c]
+            rec = record
+            v_gain = 0.0
+            if kind == "discard_record_colour":
+                col = r.event_colour[c]
+                cands = [x for x in record if r.colour[x] == col]
+                if cands:
+                    rec = max((self._without(record, x) for x in cands), key=lambda rr: self._value(state, p, rr, m))
+            elif kind == "discard_record_last" and record:
+                rec = record[:-1]
+            elif kind == "record_last_to_memo" and record:
+                rec = record[:-1]
+                m = m + [record[-1]]
+            elif kind == "swap_adjacent" and len(record) > 1:
+                rec = max((self._swapped(record, i) for i in range(len(record) - 1)), key=lambda rr: self._value(state, p, rr, m))
+            elif kind == "scout_top":
+                v_gain = 0.6
+            elif kind == "peek_reorder":
+                v_gain = 0.5
+            elif kind == "recover_discard":
+                v_gain = 0.1 if state.discards[p] else 0.0
+            v = self._value(state, p, rec, m) + v_gain
+            if r.is_alice[c]:
+                v += 0.5            # getting an Alice back into the deck keeps her drawable
+            else:
+                v -= 0.8            # an investigation card in the memo is worth keeping
+            if v > best_v + 1e-9:
+                best, best_v = a, v
+        if best == "pass" and len(alices) >= r.alices_to_lose - 1:
+            # danger: use any Alice event rather than risk a third
+            for a in legal:
+                if a != "pass" and r.is_alice[r.index[a[6:]]]:
+                    return a
+        return best
+
+    def _choose_target(self, state: State, legal: list[str]) -> str:
+        r = self.rules
+        p = state.ev_owner
+        record = state.records[p]
+        memo = state.memos[p]
+        head = legal[0].split(":", 1)[0]
+        if head == "target":
+            return max(legal, key=lambda a: (self._value(state, p, self._without(record, r.index[a[7:]]), memo), a))
+        if head == "swap":
+            return max(legal, key=lambda a: (self._value(state, p, self._swapped(record, record.index(r.index[a[5:]])), memo), a))
+        if head == "recover":
+            targets = self._target_colours(state, p)
+            return max(legal, key=lambda a: (r.colour[r.index[a[8:]]] in targets, a))
+        if head == "order":
+            # drawn first: a suspect whose colour is solved, then useful investigation cards; Alices last
+            colour, icons = self._tail(record)
+
+            def rank(c: int) -> float:
+                if r.is_suspect[c] and r.solved(record, r.colour[c]):
+                    return 3.0
+                if r.is_alice[c]:
+                    return -3.0
+                if r.colour[c] == colour and r.icon[c] not in icons:
+                    return 2.0
+                return 0.0
+
+            def key(a: str):
+                cards = [r.index[x] for x in a[6:].split(",")]
+                return (tuple(rank(c) for c in cards), a)
+
+            return max(legal, key=key)
+        return legal[0]
+
+    @staticmethod
+    def _without(record: list[int], card: int) -> list[int]:
+        out = list(record)
+        out.remove(card)
+        return out
+
+    @staticmethod
+    def _swapped(record: list[int], i: int) -> list[int]:
+        out = list(record)
+        out[i], out[i + 1] = out[i + 1], out[i]
+        return out
+
+
+POLICIES: dict[str, Callable[[Rules], object]] = {
+    "random": RandomPolicy,
+    "heuristic": HeuristicPolicy,
+}
+
+
+# ==== checks ==================================================================================
+
+def setup_checks(game: Game) -> list[CheckResult]:
+    """Composition arithmetic: the link table covers every reachable link, solutions exist."""
+    rules = Rules(game, 1, "solo")
+    out: list[CheckResult] = []
+    longest = rules.max_link()
+    table = rules.link_bonus
+    top = table[-1][1] if table else 0
+    out.append(CheckResult(
+        "link-table-covers", longest <= top,
+        f"longest possible link {longest} cards (icons {dict(Counter(rules.icon[c] for c in rules.investigations))}); the bonus table reaches {top}",
+    ))
+    gaps = [f"{a[1]}→{b[0]}" for a, b in zip(table, table[1:]) if b[0] != a[1] + 1]
+    increasing = all(b[2] >= a[2] for a, b in zip(table, table[1:]))
+    out.append(CheckResult(
+        "link-table-contiguous", not gaps and increasing,
+        "link bonus rows run without gaps and never decrease" if not gaps and increasing else f"gaps {gaps}, non-decreasing {increasing}",
+    ))
+    suspects = [c for c in rules.alices if rules.is_suspect[c]]
+    unsolvable = []
+    for s in suspects:
+        colour = rules.colour[s]
+        icons = {rules.icon[c] for c in rules.investigations if rules.colour[c] == colour}
+        if not all(i in icons for i in rules.solve_icons):
+            unsolvable.append(rules.ids[s])
+    out.append(CheckResult(
+        "suspects-solvable", not unsolvable and bool(suspects),
+        f"{len(suspects)} suspects, each colour has investigation cards with every crime icon" if not unsolvable else f"no full icon set for {unsolvable}",
+    ))
+    alices = len(rules.alices)
+    out.append(CheckResult(
+        "memo-limit", rules.memo_limit <= rules.alices_to_lose <= alices,
+        f"memo limit {rules.memo_limit}, {rules.alices_to_lose} Alices lose, {alices} Alice cards in the deck",
+    ))
+    lo, hi = rules.score_range()
+    out.append(CheckResult(
+        "score-range", hi == len(rules.investigations) * rules.points_per_record_card + max(b for _, _, b in table),
+        f"solo scores {lo}–{hi}: {len(rules.investigations)} record cards + top link bonus",
+    ))
+    return out
+
+
+def simulation_checks(game: Game) -> list[CheckResult]:
+    """The random-simulation sweep for the player counts each variant supports."""
+    from .harness import _sweep_one
+
+    out = []
+    for players in game.player_counts:
+        for variant in Rules.variants:
+            if Rules.supports(players, variant):
+                out.append(_sweep_one(Rules(game, players, variant), f"random-sim-{players}p-{variant}", 30, 0))
+    return out

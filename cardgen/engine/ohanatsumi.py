@@ -1,0 +1,821 @@
+"""Going to Pick Flowers (お花摘み): guild quests, an urge meter and restroom breaks.
+
+Every number comes from card_data/ohanatsumi (game.yaml `parameters`, card fields); the source
+is ../shared/seeds/004_270f4261f398bbca.txt and every reading of it is a `decisions:` entry.
+
+A round: reveal quests (as many as players; solo 2, or 1 after a restroom break following a
+success); players choose in turn order and draw the quest's event count of face-down event
+cards. Adventure: in order, each player opens their leftmost unopened card and takes its urge;
+after opening an event card, if another event is still unopened, they may declare a restroom
+break (a flower card is slipped in before the next event). When every card is open, boss
+checks run from the fewest opened cards: urge at or under the back's limit succeeds and scores
+the back's fame (then an optional restroom break: urge 0, a face-down flower card); over the
+limit is an accident (quest discarded, urge 0). Next round's order: successes without a break,
+failures, successes with a break; within a group, fewer opened cards first. The round whose
+reveal empties the quest deck is the last, with no cleanup.
+
+The two-character variant (solo) runs two rows of events, one per character, with their own
+urge; the free character goes whenever she likes, the stubborn one only on a persuasion roll.
+
+Actions are strings: ``take:OH013`` (choose a quest), ``hold`` / ``restroom`` (declaring a break
+after opening an event; two characters: ``restroom:<character>`` or ``restroom:both``),
+``skip`` / ``restroom`` after a success (same character forms). Steps with one possibility
+(a single quest left, opening cards) happen automatically and are not actions.
+
+Hidden information: quest backs (until the boss check), the event and flower decks, and the
+face-down flower cards after successes. Policies read only quest fronts, urges, counts of
+opened and unopened cards, face-up discards and backs already revealed, and the public
+composition from the card list.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Callable, Mapping, Sequence
+
+from ..checks import CheckResult
+from ..model import Game
+from . import core
+from .core import TERMINAL, GameResult, InvariantError
+
+CHOOSE = "choose"
+DECLARE = "declare"
+AFTER = "after"
+OVER = "over"
+
+SUCCESS_NO_BREAK = "success_no_restroom"
+FAILED = "failed"
+SUCCESS_BREAK = "success_restroom"
+
+
+def next_round_order(order: Sequence[int], status: Sequence[str | None], opened: Sequence[int],
+                     group_rank: Mapping[str, int]) -> list[int]:
+    """The source's next-round order: by group (success without a break, failure, success
+    with a break, as ranked by `group_rank`), then fewer opened cards, then this round's order."""
+    pos = {p: i for i, p in enumerate(order)}
+    last = len(group_rank)
+    return sorted(order, key=lambda p: (group_rank.get(status[p], last), opened[p], pos[p]))
+
+
+class Rules(core.Rules):
+    """Going to Pick Flowers for 1–5 players; "two_character" is the solo two-character variant."""
+
+    engine_id = "ohanatsumi"
+    variants = ("standard", "two_character")
+    max_actions = 5_000
+    cooperative = False       # solo is a score attack: fame is the score, no success/failure
+
+    @classmethod
+    def supports(cls, players: int, variant: str, game: Game | None = None) -> bool:
+        """Whether this player count plays this variant (two_character: solo only)."""
+        if variant == "two_character":
+            return players == (game.param("two_character_variant")["players"] if game is not None else 1)
+        return variant in cls.variants
+
+    def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
+        super().__init__(game, players, variant)
+        p = game.param
+        two = p("two_character_variant")
+        if variant == "two_character" and players != two["players"]:
+            raise ValueError(f"ohanatsumi: the two-character variant is for {two['players']} player(s), not {players}")
+        self.start_urge: int = p("starting_urge")
+        self.restroom_to: int = p("restroom_sets_urge_to")
+        self.elf_default: int = p("elf_urge_default")
+        self.fail_to: int = p("fail_sets_urge_to")
+        self.after_success_to: int = p("after_success_restroom_sets_urge_to")
+        self.at_most: bool = bool(p("success_if_urge_at_most_limit"))
+        self.carry: bool = bool(p("urge_carries_over"))
+        offer = p("quests_on_offer")
+        self.offer_solo: int = offer["solo"]
+        self.offer_multi = offer["multiplayer"]
+        self.solo_after_break: int = p("solo_reveal_after_restroom")
+        self.need_event_left: bool = bool(p("restroom_requires_event_remaining"))
+        self.max_flowers_between: int = p("max_flowers_between_events")
+        if p("flower_deck_reshuffle"):
+            raise ValueError("ohanatsumi engine: a reshuffled flower deck is not implemented (the source says it is not rebuilt)")
+        if p("event_cleanup") != "shuffle_used_under_deck":
+            raise ValueError("ohanatsumi engine: used events are shuffled back under the event deck")
+        self.final_cleanup: bool = bool(p("final_round_cleanup"))
+        groups = p("next_round_order")["groups"]
+        self.group_rank = {name: i for i, name in enumerate(groups)}
+        self.score_from: str = p("score_from")
+        if variant == "two_character":
+            self.characters: tuple[str, ...] = tuple(two["characters"])
+            self.sets: int = two["event_sets"]
+            self.free_character: str = two["free_character"]
+            self.stubborn_character: str = two["stubborn_character"]
+            self.die: int = two["persuade_die"]
+            self.persuade_max: int = two["persuade_success_max"]
+            self.either_accident_fails: bool = bool(two["fail_if_either_has_accident"])
+        else:
+            self.characters = ("adventurer",)
+            self.sets = 1
+            self.free_character = "adventurer"
+            self.stubborn_character = ""
+            self.die = 0
+            self.persuade_max = 0
+            self.either_accident_fails = True
+        if len(self.characters) != self.sets:
+            raise ValueError("ohanatsumi: one row of events per character")
+        self.stubborn: list[bool] = [c == self.stubborn_character for c in self.characters]
+        # per-card arrays
+        cards = game.cards
+        self.ids: list[str] = [c.id for c in cards]
+        self.index: dict[str, int] = {c.id: i for i, c in enumerate(cards)}
+        self.deck_of: list[str] = [c.get("deck") for c in cards]
+        self.type_of: list[str] = [c.type_id for c in cards]
+        self.events_of: list[int] = [c.get("events") or 0 for c in cards]
+        self.front_fame: list[int] = [c.get("fame") or 0 for c in cards]
+        self.limit: list[int] = [c.get("urge_limit") if c.get("urge_limit") is not None else -1 for c in cards]
+        self.back_fame: list[int] = [c.get(self.score_from) or 0 for c in cards]
+        self.is_event: list[bool] = [d == "event" for d in self.deck_of]
+        self.is_restroom: list[bool] = [c.get("flower") == "restroom" for c in cards]
+        # urge a card adds when opened (events, elves); restrooms set it instead
+        self.urge_add: list[int] = [
+            (c.get("urge") if c.get("urge") is not None else (self.elf_default if c.get("flower") == "elf" else 0))
+            for c in cards
+        ]
+        self.quests = [i for i, d in enumerate(self.deck_of) if d == "quest"]
+        self.events = [i for i, d in enumerate(self.deck_of) if d == "event"]
+        self.flowers = [i for i, d in enumerate(self.deck_of) if d == "flower"]
+        self.max_quest_events = max(self.events_of[q] for q in self.quests)
+        need = self.max_events_per_round(players)
+        if need > len(self.events):
+            raise ValueError(f"ohanatsumi: {players} player(s) may draw {need} event cards in a round but the event deck has {len(self.events)}")
+        self.offer_size = self.offer_solo if players == 1 else (players if self.offer_multi == "players" else int(self.offer_multi))
+
+    def max_events_per_round(self, players: int) -> int:
+        return players * self.max_quest_events * self.sets
+
+    def score_range(self) -> tuple[int, int]:
+        return 0, sum(self.back_fame[q] for q in self.quests)
+
+    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
+        """Shuffle the three decks; `deck_order` (every card id once, top first) stacks them instead."""
+        if deck_order is not None:
+            order = [self.index[c] for c in core.check_deck_order(self.game, deck_order)]
+            quests = [c for c in order if self.deck_of[c] == "quest"]
+            events = [c for c in order if self.deck_of[c] == "event"]
+            flowers = [c for c in order if self.deck_of[c] == "flower"]
+        else:
+            quests, events, flowers = list(self.quests), list(self.events), list(self.flowers)
+            rng.shuffle(quests)
+            rng.shuffle(events)
+            rng.shuffle(flowers)
+        # internal decks keep the top at the end
+        return State(self, rng, quests[::-1], events[::-1], flowers[::-1])
+
+
+class State(core.State):
+    __slots__ = (
+        "rules", "rng", "history", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
+        "fdown", "offer", "quest", "rows", "opened", "urge", "done", "held", "status", "went",
+        "order", "pick", "adv", "boss", "boss_i", "phase", "actor", "options", "_legal", "final",
+        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok",
+    )
+
+    def __init__(self, rules: Rules, rng: random.Random, qdeck: list[int], edeck: list[int], fdeck: list[int]) -> None:
+        self.rules = rules
+        self.rng = rng
+        self.history = []
+        n = self.n = rules.players
+        c = self.chars = rules.sets
+        self.qdeck, self.edeck, self.fdeck = qdeck, edeck, fdeck
+        self.qdiscard: list[int] = []
+        self.fdiscard: list[int] = []           # face up, public
+        self.fdown: list[int] = []              # face down (post-success breaks), never looked at
+        self.offer: list[int] = []
+        self.quest: list[int | None] = [None] * n
+        self.rows: list[list[list[int]]] = [[[] for _ in range(c)] for _ in range(n)]
+        self.opened: list[list[int]] = [[0] * c for _ in range(n)]
+        self.urge: list[list[int]] = [[rules.start_urge] * c for _ in range(n)]
+        self.done: list[list[int]] = [[] for _ in range(n)]    # completed quests (score pile)
+        self.held: list[list[int]] = [[] for _ in range(n)]    # face-down flower cards after a success
+        self.status: list[str | None] = [None] * n
+        self.went: list[bool] = [False] * n
+        self.order: list[int] = list(range(n))                 # decision order-ties: seat order in round 1
+        self.pick = 0
+        self.adv = 0
+        self.boss: list[int] = []
+        self.boss_i = 0
+        self.actor = 0
+        self.options: list[str] = []
+        self._legal: list[str] | None = None
+        self.final = False
+        self.round = 0
+        self.last_fame: list[int] = [0] * n                    # fame of the quest completed this (last) round
+        self.revealed: list[int] = []                          # quest backs seen so far (public)
+        self.solo_one = False
+        self.accidents = [0] * n
+        self.breaks = [0] * n
+        self.declare_ok: list[bool] = [False] * c
+        self.phase = CHOOSE
+        self._start_round()
+
+    # ---- core API --------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == OVER else self.actor
+
+    def legal_actions(self) -> list[str]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = sorted(self.options) if self.phase != OVER else []
+        return legal
+
+    def _apply(self, action: str) -> None:
+        self._legal = None
+        phase = self.phase
+        if phase == DECLARE:
+            p = self.actor
+            if action != "hold":
+                self._declare(p, action)
+            self._adventure()
+        elif phase == AFTER:
+            p = self.actor
+            if action != "skip":
+                self._after_break(p, action)
+            self.boss_i += 1
+            self._boss_checks()
+        elif phase == CHOOSE:
+            self._take(self.actor, self.rules.index[action[5:]])
+            self.pick += 1
+            self._choose_next()
+        else:  # pragma: no cover
+            raise core.IllegalAction(f"no action is legal in phase {phase}")
+
+    # ---- round flow ------------------------------------------------------------------------
+
+    def _ask(self, phase: str, p: int, options: list[str]) -> None:
+        self.phase = phase
+        self.actor = p
+        self.options = options
+        self._legal = None
+
+    def _start_round(self) -> None:
+        r = self.rules
+        self.round += 1
+        k = r.offer_size
+        if self.n == 1 and self.solo_one:
+            k = r.solo_after_break
+        self.solo_one = False
+        k = min(k, len(self.qdeck))
+        self.offer = [self.qdeck.pop() for _ in range(k)]
+        if not self.qdeck:
+            self.final = True
+        self.pick = 0
+        self._choose_next()
+
+    def _choose_next(self) -> None:
+        r = self.rules
+        while self.pick < self.n:
+            p = self.order[self.pick]
+            if not self.offer:
+                self.pick += 1          # the final round may leave a player without a quest
+                continue
+            if len(self.offer) == 1:      # a single quest left is taken without a choice
+                self._take(p, self.offer[0])
+                self.pick += 1
+                continue
+            self._ask(CHOOSE, p, [f"take:{r.ids[q]}" for q in self.offer])
+            return
+        # leftovers (solo) are discarded face up
+        self.qdiscard.extend(self.offer)
+        self.offer = []
+        self.adv = 0
+        self._adventure()
+
+    def _take(self, p: int, quest: int) -> None:
+        self.offer.remove(quest)
+        self.quest[p] = quest
+        n_events = self.rules.events_of[quest]
+        edeck = self.edeck
+        for ch in range(self.chars):
+            if len(edeck) < n_events:  # pragma: no cover - Rules refuses such player counts
+                raise InvariantError("the event deck ran out")
+            row = edeck[-n_events:]
+            del edeck[-n_events:]
+            row.reverse()
+            self.rows[p][ch] = row
+            self.opened[p][ch] = 0
+
+    def _adventure(self) -> None:
+        """Open cards in turn order until someone may declare a break, or every card is open."""
+        r = self.rules
+        order = self.order
+        n = self.n
+        rows, opened, urge = self.rows, self.opened, self.urge
+        is_event, urge_add, is_restroom = r.is_event, r.urge_add, r.is_restroom
+        idle = 0
+        while idle < n:
+            p = order[self.adv % n]
+            self.adv += 1
+            prow, popen, purge = rows[p], opened[p], urge[p]
+            if self.quest[p] is None or all(popen[ch] >= len(prow[ch]) for ch in range(self.chars)):
+                idle += 1
+                continue
+            idle = 0
+            can = False
+            ok = self.declare_ok
+            for ch in range(self.chars):
+                row = prow[ch]
+                i = popen[ch]
+                ok[ch] = False
+                if i >= len(row):
+                    continue
+                card = row[i]
+                popen[ch] = i + 1
+                if is_event[card]:
+                    purge[ch] += urge_add[card]
+                    flowers_here = 0
+                elif is_restroom[card]:
+                    purge[ch] = r.restroom_to
+                    flowers_here = self._flowers_before(row, i + 1)
+                else:
+                    purge[ch] += urge_add[card]
+                    flowers_here = self._flowers_before(row, i + 1)
+                # decision restroom-timing: only while an event is still unopened, and at most
+                # max_flowers_between_events flower cards between two events (1: only after an event)
+                if (i + 1 < len(row) or not r.need_event_left) and flowers_here < r.max_flowers_between:
+                    ok[ch] = True
+                    can = True
+            if can and self.fdeck:
+                opts = self._break_options(ok, len(self.fdeck), "hold")
+                if opts:
+                    self._ask(DECLARE, p, opts)
+                    return
+        self._start_boss()
+
+    def _flowers_before(self, row: list[int], end: int) -> int:
+        """Flower cards directly before position `end` of a row (since the last event)."""
+        is_event = self.rules.is_event
+        k = 0
+        while end - k - 1 >= 0 and not is_event[row[end - k - 1]]:
+            k += 1
+        return k
+
+    def _break_options(self, ok: Sequence[bool], flowers: int, no: str) -> list[str]:
+        r = self.rules
+        if self.chars == 1:
+            return [no, "restroom"] if ok[0] and flowers else []
+        chars = r.characters
+        opts = [f"restroom:{chars[ch]}" for ch in range(self.chars) if ok[ch]]
+        if not opts or not flowers:
+            return []
+        if len(opts) == self.chars and flowers >= self.chars:
+            opts.append("restroom:both")
+        opts.append(no)
+        return opts
+
+    def _who(self, action: str) -> list[int]:
+        """Characters named by a restroom action."""
+        if self.chars == 1:
+            return [0]
+        arg = action.partition(":")[2]
+        if arg == "both":        # the free character takes her card first, then the persuasion roll
+            return sorted(range(self.chars), key=lambda ch: self.rules.stubborn[ch])
+        return [self.rules.characters.index(arg)]
+
+    def _persuaded(self, ch: int) -> bool:
+        r = self.rules
+        if not r.stubborn[ch]:
+            return True
+        return self.rng.randrange(r.die) + 1 <= r.persuade_max
+
+    def _declare(self, p: int, action: str) -> None:
+        for ch in self._who(action):
+            if not self.fdeck:
+                break
+            if not self._persuaded(ch):
+                continue
+            row = self.rows[p][ch]
+            row.insert(self.opened[p][ch], self.fdeck.pop())
+            self.breaks[p] += 1
+
+    def _start_boss(self) -> None:
+        order = self.order
+        pos = {p: i for i, p in enumerate(order)}
+        players = [p for p in order if self.quest[p] is not None]
+        players.sort(key=lambda p: (sum(self.opened[p]), pos[p]))
+        self.boss = players
+        self.boss_i = 0
+        self._boss_checks()
+
+    def _boss_checks(self) -> None:
+        r = self.rules
+        while self.boss_i < len(self.boss):
+            p = self.boss[self.boss_i]
+            quest = self.quest[p]
+            limit = r.limit[quest]
+            self.revealed.append(quest)
+            urge = self.urge[p]
+            accident = [u > limit if r.at_most else u >= limit for u in urge]
+            if any(accident):
+                self.status[p] = FAILED
+                self.accidents[p] += 1
+                self.qdiscard.append(quest)
+                self.quest[p] = None
+                self.last_fame[p] = 0
+                for ch in range(self.chars):
+                    if accident[ch]:
+                        urge[ch] = r.fail_to
+            else:
+                self.status[p] = SUCCESS_NO_BREAK
+                self.done[p].append(quest)
+                self.quest[p] = None
+                self.last_fame[p] = r.back_fame[quest]
+                if self.fdeck:
+                    opts = self._break_options([True] * self.chars, len(self.fdeck), "skip")
+                    if opts:
+                        self._ask(AFTER, p, opts)
+                        return
+            self.boss_i += 1
+        self._end_round()
+
+    def _after_break(self, p: int, action: str) -> None:
+        r = self.rules
+        went = False
+        for ch in self._who(action):
+            if not self.fdeck:
+                break
+            if not self._persuaded(ch):
+                continue
+            self.held[p].append(self.fdeck.pop())
+            self.urge[p][ch] = r.after_success_to
+            went = True
+        if went:
+            self.status[p] = SUCCESS_BREAK
+            self.breaks[p] += 1
+
+    def _end_round(self) -> None:
+        r = self.rules
+        if self.final:
+            self._finish()
+            return
+        # next round's order (groups, then fewer opened cards, then this round's order)
+        self.order = next_round_order(self.order, self.status, [sum(o) for o in self.opened], r.group_rank)
+        if self.n == 1 and self.status[0] == SUCCESS_BREAK:
+            self.solo_one = True
+        # cleanup
+        used: list[int] = []
+        for p in range(self.n):
+            for ch in range(self.chars):
+                for card in self.rows[p][ch]:
+                    if r.is_event[card]:
+                        used.append(card)
+                    else:
+                        self.fdiscard.append(card)
+                self.rows[p][ch] = []
+                self.opened[p][ch] = 0
+            self.fdown.extend(self.held[p])
+            self.held[p] = []
+            self.status[p] = None
+            if not r.carry:
+                self.urge[p] = [r.start_urge] * self.chars
+        self.rng.shuffle(used)
+        self.edeck[:0] = used
+        self._start_round()
+
+    def _finish(self) -> None:
+        self.phase = OVER
+        self.options = []
+        self._legal = []
+
+    # ---- results ---------------------------------------------------------------------------
+
+    def fame(self, p: int) -> int:
+        bf = self.rules.back_fame
+        return sum(bf[q] for q in self.done[p])
+
+    def result(self) -> GameResult:
+        if self.phase != OVER:
+            raise core.IllegalAction("the game is not over")
+        scores = tuple(self.fame(p) for p in range(self.n))
+        # decision end-tiebreak: total fame, fame of the final round's quest, fewer quests completed
+        keys = [(scores[p], self.last_fame[p] if self.status[p] in (SUCCESS_NO_BREAK, SUCCESS_BREAK) else 0, -len(self.done[p]))
+                for p in range(self.n)]
+        best = max(keys)
+        winners = tuple(p for p in range(self.n) if keys[p] == best)
+        details = {
+            "rounds": self.round,
+            "quests_completed": [len(d) for d in self.done],
+            "accidents": list(self.accidents),
+            "restroom_breaks": list(self.breaks),
+        }
+        return GameResult(scores, winners, len(self.history), None, "quests-exhausted", details)
+
+    # ---- zones -----------------------------------------------------------------------------
+
+    def zones(self) -> Mapping[str, list[str]]:
+        ids = self.rules.ids
+        out: dict[str, list[str]] = {
+            "quest_deck": [ids[c] for c in reversed(self.qdeck)],
+            "event_deck": [ids[c] for c in reversed(self.edeck)],
+            "flower_deck": [ids[c] for c in reversed(self.fdeck)],
+            "quest_discard": [ids[c] for c in self.qdiscard],
+            "flower_discard": [ids[c] for c in self.fdiscard],
+            "flower_discard_face_down": [ids[c] for c in self.fdown],
+            "offer": [ids[c] for c in self.offer],
+        }
+        for p in range(self.n):
+            out[f"p{p}.quest"] = [ids[self.quest[p]]] if self.quest[p] is not None else []
+            for ch in range(self.chars):
+                out[f"p{p}.row{ch}"] = [ids[c] for c in self.rows[p][ch]]
+            out[f"p{p}.completed"] = [ids[c] for c in self.done[p]]
+            out[f"p{p}.flowers_face_down"] = [ids[c] for c in self.held[p]]
+        return out
+
+    def check_invariants(self) -> None:
+        super().check_invariants()
+        for p in range(self.n):
+            for ch in range(self.chars):
+                if self.opened[p][ch] > len(self.rows[p][ch]):
+                    raise InvariantError(f"seat {p} opened more cards than its row holds")
+                if self.urge[p][ch] < 0:
+                    raise InvariantError(f"seat {p} has negative urge")
+
+    def describe(self, action) -> str:
+        return f"seat {self.actor}: {action}" if isinstance(action, str) else repr(action)
+
+    def summary(self) -> dict:
+        out = super().summary()
+        out.update({"round": self.round, "order": list(self.order), "urge": [list(u) for u in self.urge],
+                    "fame": [self.fame(p) for p in range(self.n)]})
+        return out
+
+    # ---- what a player may know ------------------------------------------------------------
+
+    def unopened(self, p: int, ch: int = 0) -> int:
+        return len(self.rows[p][ch]) - self.opened[p][ch]
+
+
+# ==== policies ================================================================================
+
+from .bots import RandomPolicy  # noqa: E402
+
+
+class _Knowledge:
+    """Public knowledge a player can compute from the card list: event urge distribution."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        counts = Counter(rules.urge_add[e] for e in rules.events)
+        total = sum(counts.values())
+        step = {u: k / total for u, k in counts.items()}
+        self.mean_event = sum(u * p for u, p in step.items())
+        # dist[n][s] = probability that n events add exactly s urge (with replacement: close enough)
+        dist: list[dict[int, float]] = [{0: 1.0}]
+        for _ in range(rules.max_quest_events * 2 + 2):
+            prev = dist[-1]
+            nxt: dict[int, float] = {}
+            for s, ps in prev.items():
+                for u, pu in step.items():
+                    nxt[s + u] = nxt.get(s + u, 0.0) + ps * pu
+            dist.append(nxt)
+        # cumulative: cdf[n][x] = P(sum of n events <= x)
+        self.cdf: list[list[float]] = []
+        top = max(max(d) for d in dist) + 1
+        for d in dist:
+            acc, row = 0.0, []
+            for x in range(top + 1):
+                acc += d.get(x, 0.0)
+                row.append(acc)
+            self.cdf.append(row)
+        self.top = top
+        by_type: dict[str, list[int]] = {}
+        for q in rules.quests:
+            by_type.setdefault(rules.type_of[q], []).append(q)
+        self.by_type = by_type
+
+    def p_at_most(self, n: int, x: int) -> float:
+        """P(n more events add at most x urge)."""
+        if x < 0:
+            return 0.0
+        row = self.cdf[min(n, len(self.cdf) - 1)]
+        return row[min(x, self.top)]
+
+    def backs(self, state: State, quest: int) -> list[int]:
+        """Copies of this quest's kind whose backs the table has not seen (the quest itself included)."""
+        seen = set(state.revealed)
+        cands = [q for q in self.by_type[self.rules.type_of[quest]] if q not in seen or q == quest]
+        return cands or [quest]
+
+    def p_success(self, state: State, quest: int, urges: Sequence[int], remaining: Sequence[int]) -> float:
+        """Chance that every character ends at or under the (unknown) limit."""
+        backs = self.backs(state, quest)
+        lim = self.rules.limit
+        total = 0.0
+        for b in backs:
+            p = 1.0
+            for u, n in zip(urges, remaining):
+                p *= self.p_at_most(n, lim[b] - u)
+            total += p
+        return total / len(backs)
+
+    def expected_fame(self, state: State, quest: int, urges: Sequence[int], remaining: Sequence[int]) -> float:
+        backs = self.backs(state, quest)
+        lim, bf = self.rules.limit, self.rules.back_fame
+        total = 0.0
+        for b in backs:
+            p = 1.0
+            for u, n in zip(urges, remaining):
+                p *= self.p_at_most(n, lim[b] - u)
+            total += p * bf[b]
+        return total / len(backs)
+
+    def p_restroom(self, state: State) -> float:
+        """Chance the next flower card is a restroom, from the face-up cards (face-down ones unknown)."""
+        r = self.rules
+        seen = [c for c in state.fdiscard] + [c for p in range(state.n) for ch in range(state.chars)
+                                              for c in state.rows[p][ch][:state.opened[p][ch]] if not r.is_event[c]]
+        rest = sum(1 for c in r.flowers if r.is_restroom[c]) - sum(1 for c in seen if r.is_restroom[c])
+        elves = sum(1 for c in r.flowers if not r.is_restroom[c]) - sum(1 for c in seen if not r.is_restroom[c])
+        if rest + elves <= 0:
+            return 0.0
+        return rest / (rest + elves)
+
+
+class OhanaPolicy:
+    """A parameterised strategy: how to pick a quest, when to take a restroom break on the road,
+    and whether to go after a success. Subclasses set the knobs.
+
+    Reads only: quest fronts on offer, its own urge and counts of unopened cards, backs already
+    revealed, face-up flower cards, and the public composition from the card list.
+    """
+
+    name = "policy"
+    road_margin = 0.15        # go on the road when the chance of success rises by this much
+    after_urge = 4            # go after a success when urge is at least this
+    pick = "expected"         # "lightest", "ratio", "expected"
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.k = _Knowledge(rules)
+
+    def choose(self, state: State, rng: random.Random):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase == CHOOSE:
+            return self.choose_quest(state, legal)
+        if state.phase == DECLARE:
+            return self.declare(state, legal)
+        return self.after_success(state, legal)
+
+    # quest choice --------------------------------------------------------------------------
+    def choose_quest(self, state: State, legal: list[str]) -> str:
+        r = self.rules
+        p = state.actor
+        quests = [r.index[a[5:]] for a in legal]
+        if self.pick == "lightest":
+            best = min(quests, key=lambda q: (r.events_of[q], -r.front_fame[q], r.ids[q]))
+        elif self.pick == "ratio":
+            best = max(quests, key=lambda q: (r.front_fame[q] / r.events_of[q], r.front_fame[q], r.ids[q]))
+        else:
+            urges = state.urge[p]
+            best = max(quests, key=lambda q: (self.k.expected_fame(state, q, urges, [r.events_of[q]] * state.chars), r.ids[q]))
+        return f"take:{r.ids[best]}"
+
+    # on the road ---------------------------------------------------------------------------
+    def declare(self, state: State, legal: list[str]) -> str:
+        r = self.rules
+        p = state.actor
+        quest = state.quest[p]
+        urges = list(state.urge[p])
+        rem = [state.unopened(p, ch) for ch in range(state.chars)]
+        stay = self.k.p_success(state, quest, urges, rem)
+        pr = self.k.p_restroom(state)
+        best, best_gain = legal[0] if "hold" not in legal else "hold", 0.0
+        for a in legal:
+            if a == "hold":
+                continue
+            chars = state._who(a)
+            # expected success after the break (restroom: urge 0; elf: +elf urge)
+            elf = r.elf_default
+            p_go = 0.0
+            for outcome_rest in (True, False):
+                u2 = list(urges)
+                for ch in chars:
+                    u2[ch] = r.restroom_to if outcome_rest else u2[ch] + elf
+                w = pr if outcome_rest else 1 - pr
+                p_go += w * self.k.p_success(state, quest, u2, rem)
+            persuade = 1.0
+            for ch in chars:
+                if r.stubborn[ch]:
+                    persuade *= r.persuade_max / r.die
+            gain = persuade * (p_go - stay)
+            if gain > self.road_margin and gain > best_gain:
+                best, best_gain = a, gain
+        return best
+
+    # after a success -------------------------------------------------------------------------
+    def after_success(self, state: State, legal: list[str]) -> str:
+        p = state.actor
+        urges = state.urge[p]
+        if self.rules.characters == ("adventurer",):
+            return "restroom" if urges[0] >= self.after_urge and "restroom" in legal else "skip"
+        want = [ch for ch in range(state.chars) if urges[ch] >= self.after_urge]
+        if not want:
+            return "skip"
+        names = self.rules.characters
+        a = "restroom:both" if len(want) == state.chars else f"restroom:{names[want[0]]}"
+        return a if a in legal else "skip"
+
+
+class LightestPolicy(OhanaPolicy):
+    """Always takes the lightest quest (fewest events), keeps first pick: the designer's worry."""
+
+    name = "lightest"
+    pick = "lightest"
+    road_margin = 0.15
+    after_urge = 7
+
+
+class GreedyPolicy(OhanaPolicy):
+    """Takes the best advertised fame per event; rarely stops for a break."""
+
+    name = "greedy"
+    pick = "ratio"
+    road_margin = 0.35
+    after_urge = 8
+
+
+class CautiousPolicy(OhanaPolicy):
+    """Best expected fame, and goes to the restroom whenever it helps at all; always after a success."""
+
+    name = "cautious"
+    pick = "expected"
+    road_margin = 0.0
+    after_urge = 1
+
+
+class BalancedPolicy(OhanaPolicy):
+    """Best expected fame given its urge; a break when it clearly pays; goes after a success when urge is high."""
+
+    name = "balanced"
+    pick = "expected"
+    road_margin = 0.2
+    after_urge = 6
+
+
+POLICIES: dict[str, Callable[[Rules], object]] = {
+    "random": RandomPolicy,
+    "lightest": LightestPolicy,
+    "greedy": GreedyPolicy,
+    "cautious": CautiousPolicy,
+    "balanced": BalancedPolicy,
+}
+
+
+# ==== checks ==================================================================================
+
+def setup_checks(game: Game) -> list[CheckResult]:
+    """How many players the event deck supports, per variant; the decks the rules need."""
+    out: list[CheckResult] = []
+    events = [c for c in game.cards if c.get("deck") == "event"]
+    quests = [c for c in game.cards if c.get("deck") == "quest"]
+    flowers = [c for c in game.cards if c.get("deck") == "flower"]
+    most = max(c.get("events") for c in quests)
+    two = game.param("two_character_variant")
+    for variant, sets, counts in (("standard", 1, list(game.player_counts)),
+                                  ("two_character", two["event_sets"], [two["players"]])):
+        supported = len(events) // (most * sets)
+        for players in counts:
+            need = players * most * sets
+            out.append(CheckResult(
+                f"event-deck-{players}p" + ("" if variant == "standard" else f"-{variant}"), need <= len(events),
+                f"{variant}, {players} player(s): at most {players} × {most} events" + (f" × {sets} rows" if sets > 1 else "")
+                + f" = {need} a round, event deck {len(events)} (used events return under the deck at cleanup); "
+                f"the event deck supports up to {supported} player(s)",
+            ))
+        out.append(CheckResult(
+            f"event-deck-max-players-{variant}", max(counts) <= supported,
+            f"{variant}: the event deck supports up to {supported} player(s); the game allows up to {max(counts)}",
+        ))
+    offer = game.param("quests_on_offer")
+    rounds = {p: -(-len(quests) // (offer["solo"] if p == 1 else p)) for p in game.player_counts}
+    out.append(CheckResult(
+        "quest-rounds", all(r >= 2 for r in rounds.values()),
+        "rounds when every offer is full (quests ÷ quests on offer): " + ", ".join(f"{p}p {r}" for p, r in rounds.items()),
+    ))
+    bad = [c.id for c in quests if c.get("urge_limit") is None or c.get("back_fame") is None or c.get("events") is None]
+    out.append(CheckResult("quest-backs", not bad,
+                           "every quest has events, an urge limit and a confirmed reward" if not bad else f"incomplete quests: {bad}"))
+    rest = sum(1 for c in flowers if c.get("flower") == "restroom")
+    out.append(CheckResult("flower-deck", rest > 0 and len(flowers) > 0,
+                           f"{len(flowers)} flower cards: {rest} restroom, {len(flowers) - rest} elf"))
+    return out
+
+
+def simulation_checks(game: Game) -> list[CheckResult]:
+    """The random-simulation sweep for the player counts each variant supports."""
+    from .harness import _sweep_one
+
+    out = []
+    for players in game.player_counts:
+        for variant in Rules.variants:
+            if Rules.supports(players, variant, game):
+                label = f"random-sim-{players}p" + ("" if variant == "standard" else f"-{variant}")
+                out.append(_sweep_one(Rules(game, players, variant), label, 30, 0))
+    return out
