@@ -1,0 +1,301 @@
+"""Build the print-ready deck files of a game: home-print sheets, the print-shop PDF, PNGs
+and Tabletop Simulator sheets.
+
+    output/<game>/<game>-cards-<paper>.pdf      front sheet, back sheet, ... (render/sheet.py)
+    output/<game>/<game>-print-shop.pdf         one face per page with bleed (render/printshop.py)
+    output/<game>/<game>-calibration-<paper>.pdf  with --calibration (render/sheet.py)
+    output/<game>/png/                          300 dpi faces with bleed (render/raster.py)
+    output/<game>/tts/                          Tabletop Simulator sheets (render/raster.py)
+
+Everything is rendered in memory and checked first; nothing is written when a card's text
+overflows (unless allowed) or an option is impossible.  Every file is written atomically
+(temporary file, then rename), so a failed or interrupted build leaves earlier outputs whole.
+The same inputs give byte-identical PDFs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .errors import CardgenError, Problem
+from .files import write_atomic
+from .model import Game
+from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
+from .render.sheet import CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, PAPERS, SheetLayout, calibration_pdf, compute_layout, sheets_pdf
+
+OUTPUTS = ("sheets", "shop", "png", "tts")
+CARD_SIZE_NAMES = ("poker", "bridge", "mini", "euro", "tarot")
+MAX_BACK_OFFSET_MM = 10.0
+_WXH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\.\d+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What to build and how.  `None` means "the default" (see each field)."""
+
+    out_dir: Path = Path("output")  # relative to the current directory
+    paper: str = "a4"
+    card_size: str | None = None  # None: the game's card_size
+    bleed_mm: float | None = None  # None: 0 on home sheets, 1/8 in for print shop, PNG
+    gutter_mm: float = 0.0
+    crop_marks: str = "corners"
+    duplex: str = "long"
+    back_offset_mm: tuple[float, float] = (0.0, 0.0)
+    lang: str = "ja"
+    calibration: bool = False
+    allow_overflow: bool = False
+    margin_mm: float = DEFAULT_MARGIN_MM  # the printer's unprintable margin on home sheets
+    outputs: tuple[str, ...] = OUTPUTS
+
+    @property
+    def sheet_bleed(self) -> float:
+        return 0.0 if self.bleed_mm is None else self.bleed_mm
+
+    @property
+    def shop_bleed(self) -> float:
+        return SHOP_BLEED_MM if self.bleed_mm is None else self.bleed_mm
+
+    def validate(self) -> None:
+        if self.paper not in PAPERS:
+            raise CardgenError(f"--paper {self.paper!r} is unknown; use {' or '.join(PAPERS)}")
+        if self.crop_marks not in CROP_MARKS:
+            raise CardgenError(f"--crop-marks {self.crop_marks!r} is unknown; use {', '.join(CROP_MARKS)}")
+        if self.duplex not in DUPLEX:
+            raise CardgenError(f"--duplex {self.duplex!r} is unknown; use {', '.join(DUPLEX)}")
+        if self.lang not in ("ja", "en"):
+            raise CardgenError(f"--lang {self.lang!r} is unknown; use ja or en")
+        if self.card_size is not None:
+            parse_card_size(self.card_size)
+        if self.bleed_mm is not None and not 0 <= self.bleed_mm <= 10:
+            raise CardgenError(f"--bleed {self.bleed_mm} is out of range; use 0 to 10 mm (3 mm or 3.175 mm is usual)")
+        if not 0 <= self.gutter_mm <= 50:
+            raise CardgenError(f"--gutter {self.gutter_mm} is out of range; use 0 to 50 mm")
+        if not 0 <= self.margin_mm <= 50:
+            raise CardgenError(f"printer margin {self.margin_mm} is out of range; use 0 to 50 mm")
+        ox, oy = self.back_offset_mm
+        if abs(ox) > MAX_BACK_OFFSET_MM or abs(oy) > MAX_BACK_OFFSET_MM:
+            raise CardgenError(
+                f"--back-offset {ox},{oy} is too large: printers misregister by about 1 mm; "
+                f"use values within ±{MAX_BACK_OFFSET_MM:g} mm (print --calibration to measure)"
+            )
+        unknown = [o for o in self.outputs if o not in OUTPUTS]
+        if unknown or not self.outputs:
+            raise CardgenError(f"outputs {unknown or '(none)'} unknown; choose from {', '.join(OUTPUTS)}")
+        if self.calibration and self.duplex == "none":
+            raise CardgenError("--calibration measures double-sided printing; use it with --duplex long or --duplex short")
+
+
+def parse_back_offset(text: str) -> tuple[float, float]:
+    """Parse "X,Y" in mm (e.g. "0.5,-1"); raise CardgenError saying the expected form."""
+    parts = str(text).replace(" ", "").split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        x, y = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise CardgenError(f"--back-offset {text!r} is not X,Y in mm; write two numbers with a comma, e.g. --back-offset 0.5,-1") from None
+    if not (abs(x) < float("inf") and abs(y) < float("inf")):
+        raise CardgenError(f"--back-offset {text!r} must be finite numbers, e.g. 0.5,-1")
+    return x, y
+
+
+def parse_card_size(text: str) -> str:
+    """Accept a named size or WxH in mm; return it normalised ("63x88")."""
+    spec = str(text).strip().lower()
+    if spec in CARD_SIZE_NAMES:
+        return spec
+    match = _WXH.match(spec)
+    if match and float(match.group(1)) > 0 and float(match.group(2)) > 0:
+        return f"{match.group(1)}x{match.group(2)}"
+    raise CardgenError(f"--card-size {text!r} is unknown; use {', '.join(CARD_SIZE_NAMES)} or WxH in mm, e.g. 63x88")
+
+
+def make_options(
+    out: str | Path = "output",
+    paper: str = "a4",
+    card_size: str | None = None,
+    bleed: float | None = None,
+    gutter: float = 0.0,
+    crop_marks: str = "corners",
+    duplex: str = "long",
+    back_offset: str | tuple[float, float] = (0.0, 0.0),
+    lang: str = "ja",
+    calibration: bool = False,
+    allow_overflow: bool = False,
+    margin: float = DEFAULT_MARGIN_MM,
+    outputs: Iterable[str] = (),
+) -> BuildOptions:
+    """BuildOptions from command-line style values (strings parsed, everything validated)."""
+    offset = parse_back_offset(back_offset) if isinstance(back_offset, str) else tuple(back_offset)
+    options = BuildOptions(
+        out_dir=Path(out),
+        paper=paper.lower(),
+        card_size=parse_card_size(card_size) if card_size else None,
+        bleed_mm=bleed,
+        gutter_mm=gutter,
+        crop_marks=crop_marks,
+        duplex=duplex,
+        back_offset_mm=(float(offset[0]), float(offset[1])),
+        lang=lang,
+        calibration=calibration,
+        allow_overflow=allow_overflow,
+        margin_mm=margin,
+        outputs=tuple(o for o in OUTPUTS if o in set(outputs)) or OUTPUTS,
+    )
+    options.validate()
+    return options
+
+
+@dataclass
+class BuildResult:
+    """What one game's build wrote."""
+
+    game_id: str
+    out_dir: Path
+    files: list[Path] = field(default_factory=list)
+    layout: SheetLayout | None = None
+    sheets: int = 0
+    cards: int = 0
+    overflows: list = field(default_factory=list)  # reported, when --allow-overflow let them pass
+
+    def summary(self) -> str:
+        pdfs = [f for f in self.files if f.suffix == ".pdf"]
+        pngs = [f for f in self.files if f.parent.name == "png"]
+        tts = [f for f in self.files if f.parent.name == "tts"]
+        lines = [f"{self.game_id}: {self.cards} cards"]
+        if self.layout is not None:
+            lines.append(f"  sheets: {self.sheets} x ({self.layout.describe()})")
+        lines += [f"  {path}" for path in pdfs]
+        if pngs:
+            lines.append(f"  {pngs[0].parent}/ ({len(pngs)} PNG files)")
+        if tts:
+            lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
+        if self.overflows:
+            lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
+        return "\n".join(lines)
+
+
+def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
+    from .render.card import card_size_mm
+
+    spec = options.card_size
+    try:
+        return tuple(card_size_mm(game, spec))  # type: ignore[return-value]
+    except (KeyError, ValueError) as exc:
+        raise CardgenError(f"card size {spec or game.card_size!r} is unknown ({exc}); use {', '.join(CARD_SIZE_NAMES)} or WxH in mm") from None
+
+
+def plan_layout(game: Game, options: BuildOptions) -> SheetLayout:
+    w, h = resolve_card_size(game, options)
+    return compute_layout(options.paper, w, h, options.sheet_bleed, options.gutter_mm, options.margin_mm, options.crop_marks)
+
+
+def check_build(game: Game, options: BuildOptions) -> None:
+    """Raise CardgenError now for options that cannot work for `game` (cheap; no drawing)."""
+    options.validate()
+    resolve_card_size(game, options)
+    if "sheets" in options.outputs or options.calibration:
+        plan_layout(game, options)
+
+
+def work_units(game: Game, options: BuildOptions) -> int:
+    """How many progress steps `build_game` reports: one per card for each output."""
+    outputs = set(options.outputs)
+    # sheets; the print-shop PDF (also drawn when only PNG or TTS is wanted); PNG; TTS
+    per_card = ("sheets" in outputs) + bool(outputs & {"shop", "png", "tts"}) + ("png" in outputs) + ("tts" in outputs)
+    return per_card * game.total
+
+
+def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None] | None = None) -> BuildResult:
+    """Render and write the selected outputs of one game; return what was written.
+
+    Raises CardgenError, before writing anything, for an impossible layout or (unless
+    `allow_overflow`) text that overflows its box on any card, listing the cards.
+    """
+    from .render.card import faces
+
+    options.validate()
+    step = progress or (lambda n: None)
+    outputs = set(options.outputs)
+    card_size = resolve_card_size(game, options)
+    layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None
+    pairs = faces(game)
+    result = BuildResult(game.id, options.out_dir / game.id, cards=len(pairs), layout=layout)
+    overflows: list = []
+    pending: list[tuple[Path, bytes]] = []
+    base = result.out_dir
+
+    if "sheets" in outputs:
+        assert layout is not None
+        data = sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step)
+        pending.append((base / f"{game.id}-cards-{options.paper}.pdf", data))
+        result.sheets = -(-len(pairs) // layout.per_sheet)
+    shop = None
+    if outputs & {"shop", "png", "tts"}:
+        shop = printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, None if "sheets" in outputs else overflows, step)
+        if "shop" in outputs:
+            pending.append((base / f"{game.id}-print-shop.pdf", shop))
+    if options.calibration:
+        assert layout is not None
+        pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(layout, options.duplex, options.back_offset_mm, options.lang)))
+
+    overflows = _unique_overflows(overflows)
+    if overflows and not options.allow_overflow:
+        raise overflow_error(game, overflows)
+    result.overflows = overflows
+
+    for path, data in pending:
+        result.files.append(write_atomic(path, data))
+    if shop is not None and outputs & {"png", "tts"}:
+        from .render import raster
+
+        labels = page_labels(game, pairs)
+        if "png" in outputs:
+            written = []
+            for name, data in raster.face_pngs(shop, labels, card_size, options.shop_bleed, progress=step):
+                written.append(write_atomic(base / "png" / name, data))
+            _remove_stale(base / "png", written, ".png")
+            result.files += written
+        if "tts" in outputs:
+            written = []
+            for name, data in raster.tts_sheets(game.id, shop, labels, card_size, options.shop_bleed, progress=step):
+                written.append(write_atomic(base / "tts" / name, data))
+            _remove_stale(base / "tts", written, ".png", ".json")
+            result.files += written
+    return result
+
+
+def _unique_overflows(overflows: list) -> list:
+    seen, out = set(), []
+    for o in overflows:
+        key = (o.card_id, o.side, o.box)
+        if key not in seen:
+            seen.add(key)
+            out.append(o)
+    return out
+
+
+def overflow_error(game: Game, overflows: list) -> CardgenError:
+    """A CardgenError listing every face whose text does not fit, at its cards.yaml line."""
+    where = {card.id: card.location for card in game.cards}
+    problems = []
+    for o in overflows:
+        text = str(o.text).replace("\n", " ")
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        problems.append(Problem(where.get(o.card_id), f"card {o.card_id} ({o.side}): text does not fit in box '{o.box}': {shown!r}"))
+    cards = sorted({o.card_id for o in overflows})
+    problems.append(Problem(None, f"{game.id}: text overflows on {len(cards)} card(s) ({', '.join(cards)}); shorten the text or enlarge the box in the layout, or pass --allow-overflow to build anyway"))
+    return CardgenError(problems)
+
+
+def _remove_stale(folder: Path, written: list[Path], *suffixes: str) -> None:
+    """Delete files of ours left from an earlier build (e.g. a card since removed)."""
+    keep = {p.name for p in written}
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.is_file() and path.suffix in suffixes and path.name not in keep and not path.name.startswith("."):
+            path.unlink()

@@ -1,0 +1,303 @@
+"""Raster outputs, made by rasterising the print-shop PDF with PDFium (fast, and the pixels
+are exactly what the shop PDF shows).
+
+- `face_pngs`: one PNG per card face at 300 dpi including bleed (poker with 1/8 in bleed is
+  825 x 1125 px), named `<card id>-front.png`; a card's own back is `<card id>-back.png` and
+  the deck's common back is written once as `back.png` (online printers take one common back).
+- `tts_sheets`: Tabletop Simulator deck sheets of at most 10 x 7 cards and 4096 x 4096 px,
+  trimmed (no bleed), RGB PNG, plus the common back image, a back sheet per deck sheet when
+  some card on it has its own back (TTS "unique backs"), and a JSON manifest with the
+  numbers TTS asks for (width, height, number of cards).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import struct
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from PIL import Image
+
+try:  # optional: a faster PNG encoder (see _encode_png)
+    import numpy as _np
+except ImportError:  # pragma: no cover
+    _np = None
+
+PNG_DPI = 300
+TTS_MAX_COLS = 10
+TTS_MAX_ROWS = 7
+TTS_MAX_PX = 4096
+OWN_BACKS = "own-backs"  # the TTS deck of cards that have their own backs
+PT_PER_MM = 72 / 25.4
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def safe_name(card_id: str) -> str:
+    return _UNSAFE.sub("_", card_id)
+
+
+def png_size(card_size: tuple[float, float], bleed: float, dpi: int = PNG_DPI) -> tuple[int, int]:
+    """Pixel size of a face with bleed at `dpi`: round((mm + 2 * bleed) / 25.4 * dpi)."""
+    w, h = card_size
+    return round((w + 2 * bleed) / 25.4 * dpi), round((h + 2 * bleed) / 25.4 * dpi)
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def _encode_png(image: Image.Image, dpi: int | None) -> bytes:
+    """PNG bytes of an RGB image, with its dpi recorded (pHYs) when given.
+
+    With numpy available, every row is written with the PNG "Up" filter and zlib level 3:
+    about twice as fast as Pillow's encoder (which tries five filters on every row) for
+    the same size on card faces.  Without numpy, Pillow writes it.  Either way the bytes
+    depend only on the pixels.
+    """
+    if _np is None or image.mode != "RGB":
+        out = io.BytesIO()
+        extra = {"dpi": (dpi, dpi)} if dpi else {}
+        image.save(out, format="PNG", compress_level=3, **extra)
+        return out.getvalue()
+    width, height = image.size
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunks = [_png_chunk(b"IHDR", header)]
+    if dpi:
+        per_metre = round(dpi / 0.0254)
+        chunks.append(_png_chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)))
+    # Bands of rows keep the memory small for 4096 px TTS sheets.
+    compressor = zlib.compressobj(3)
+    parts = []
+    above = _np.zeros(width * 3, dtype=_np.uint8)  # the row above the first counts as zeros
+    for top in range(0, height, _BAND):
+        bottom = min(height, top + _BAND)
+        pixels = _np.asarray(image.crop((0, top, width, bottom)), dtype=_np.uint8).reshape(bottom - top, width * 3)
+        rows = _np.empty((bottom - top, width * 3 + 1), dtype=_np.uint8)
+        rows[:, 0] = 2  # filter type Up
+        _np.subtract(pixels[0], above, out=rows[0, 1:])
+        _np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])
+        above = pixels[-1].copy()
+        parts.append(compressor.compress(rows.tobytes()))
+    parts.append(compressor.flush())
+    chunks.append(_png_chunk(b"IDAT", b"".join(parts)))
+    chunks.append(_png_chunk(b"IEND", b""))
+    return b"\x89PNG\r\n\x1a\n" + b"".join(chunks)
+
+
+_BAND = 256
+
+
+def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> Image.Image:
+    """Render a page (less `crop_pt` on every side) to exactly `size` pixels.
+
+    PDFium rounds the bitmap size up, so the scale is nudged down by a hair to land on the
+    intended size; a remaining one-pixel difference is cropped or padded, never resampled.
+    """
+    # 4-byte RGBx is PDFium's fastest path (about a third faster than 3-byte RGB here).
+    bitmap = page.render(scale=scale * (1 - 1e-6), crop=(crop_pt, crop_pt, crop_pt, crop_pt), rev_byteorder=True, prefer_bgrx=True)
+    image = bitmap.to_pil()
+    if image.mode != "RGB":
+        image = image.convert("RGB")
+    if image.size != size:
+        if abs(image.size[0] - size[0]) > 2 or abs(image.size[1] - size[1]) > 2:
+            image = image.resize(size, Image.LANCZOS)
+        else:
+            canvas = Image.new("RGB", size, "white")
+            canvas.paste(image, (0, 0))
+            image = canvas
+    return image
+
+
+def shared_back_name(group: str, prefix: str = "") -> str:
+    """File name of a shared back: `back.png` for the default group, `back-<group>.png` else."""
+    stem = "back" if group == "default" else f"back-{safe_name(group)}"
+    return f"{prefix}{stem}.png"
+
+
+def face_pngs(
+    shop_pdf: bytes,
+    labels: Sequence[tuple[int, str, str, str | None]],
+    card_size: tuple[float, float],
+    bleed: float,
+    dpi: int = PNG_DPI,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[str, bytes]]:
+    """Yield (file name, PNG bytes) for every face of the print-shop PDF (see module doc).
+
+    `labels` comes from `printshop.page_labels`.  Rendering stays on this thread (PDFium is
+    not thread-safe); PNG encoding, which releases the GIL, runs on two worker threads.
+    """
+    import pypdfium2 as pdfium
+
+    size = png_size(card_size, bleed, dpi)
+    scale = dpi / 72
+    pdf = pdfium.PdfDocument(shop_pdf)
+    done_groups: set[str] = set()
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending: list = []
+
+            def drain(keep: int):
+                while len(pending) > keep:
+                    name, side, future = pending.pop(0)
+                    yield name, future.result()
+                    if progress and side == "front":
+                        progress(1)
+
+            for page_index, card_id, side, group in labels:
+                if group is not None:
+                    if group in done_groups:
+                        continue
+                    done_groups.add(group)
+                    name = shared_back_name(group)
+                else:
+                    name = f"{safe_name(card_id)}-{side}.png"
+                image = _render(pdf[page_index], scale, size)
+                pending.append((name, side, pool.submit(_encode_png, image, dpi)))
+                yield from drain(4)
+            yield from drain(0)
+    finally:
+        pdf.close()
+
+
+@dataclass(frozen=True)
+class TtsSheet:
+    """One TTS deck sheet: its deck, file, back (a single image or a sheet) and grid."""
+
+    deck: str  # the shared back group, or OWN_BACKS
+    face: str
+    back: str
+    unique_back: bool
+    cols: int
+    rows: int
+    card_px: tuple[int, int]
+    cards: tuple[str, ...]
+
+
+def tts_grid(n_cards: int, card_size: tuple[float, float], max_card_w: int) -> tuple[int, int, int, int]:
+    """(cols, rows, card_w_px, card_h_px) for a sheet of n_cards within 10 x 7 and 4096 px.
+
+    The card's pixel size is the same for every sheet (that of a full 10 x 7 sheet, at most
+    `max_card_w` wide), so all decks and back images of a game match.
+    """
+    cols = min(TTS_MAX_COLS, n_cards)
+    rows = min(TTS_MAX_ROWS, math.ceil(n_cards / cols))
+    w_mm, h_mm = card_size
+    card_w = min(max_card_w, TTS_MAX_PX // TTS_MAX_COLS, math.floor(TTS_MAX_PX / TTS_MAX_ROWS * w_mm / h_mm))
+    card_h = round(card_w * h_mm / w_mm)
+    while TTS_MAX_ROWS * card_h > TTS_MAX_PX or TTS_MAX_COLS * card_w > TTS_MAX_PX:
+        card_w -= 1
+        card_h = round(card_w * h_mm / w_mm)
+    return cols, rows, card_w, card_h
+
+
+def tts_sheets(
+    game_id: str,
+    shop_pdf: bytes,
+    labels: Sequence[tuple[int, str, str, str | None]],
+    card_size: tuple[float, float],
+    bleed: float,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[str, bytes]]:
+    """Yield (file name, bytes) of the TTS sheets, back images and `<game>-tts.json`.
+
+    Each physical deck (cards sharing one back; cards with their own backs) becomes its own
+    TTS deck: `<game>-<n>.png` for a game with one deck, `<game>-<deck>-<n>.png` otherwise.
+    A sheet whose cards show one shared back points at that back's image
+    (`<game>-back.png`, `<game>-back-<group>.png`); a sheet of cards with their own backs
+    gets a back sheet, `...-<n>-backs.png`, with every back in its card's slot (TTS
+    "unique backs").
+    """
+    import pypdfium2 as pdfium
+
+    backs = {cid: (i, group) for i, cid, side, group in labels if side == "back"}
+    # One TTS deck per physical deck: the cards sharing a back, and the cards with their own.
+    decks: dict[str, list[tuple[int, str]]] = {}
+    for i, cid, side, _ in labels:
+        if side == "front":
+            group = backs[cid][1]
+            decks.setdefault(OWN_BACKS if group is None else group, []).append((i, cid))
+    per_sheet = TTS_MAX_COLS * TTS_MAX_ROWS
+    max_card_w = round(card_size[0] / 25.4 * PNG_DPI)  # never above 300 dpi
+    crop = bleed * PT_PER_MM
+    sheets: list[TtsSheet] = []
+    group_pages: dict[str, int] = {}
+    for i, group in backs.values():
+        if group is not None:
+            group_pages.setdefault(group, i)
+    pdf = pdfium.PdfDocument(shop_pdf)
+    try:
+        card_px = tts_grid(1, card_size, max_card_w)[2:]
+        chunks = [(deck, number, cards[start:start + per_sheet])
+                  for deck, cards in decks.items()
+                  for number, start in enumerate(range(0, len(cards), per_sheet), start=1)]
+        for deck, number, chunk in chunks:
+            stem = f"{game_id}-{number}" if len(decks) == 1 else f"{game_id}-{safe_name(deck)}-{number}"
+            cols, rows, cw, ch = tts_grid(len(chunk), card_size, max_card_w)
+            scale = cw / (card_size[0] * PT_PER_MM)
+            groups = {backs[cid][1] for _, cid in chunk}
+            unique = None in groups or len(groups) > 1
+            # One sheet image at a time keeps the peak memory to one 4096 px sheet.
+            sheet = Image.new("RGB", (cols * cw, rows * ch), "white")
+            for slot, (page_index, cid) in enumerate(chunk):
+                r, c = divmod(slot, cols)
+                sheet.paste(_render(pdf[page_index], scale, (cw, ch), crop), (c * cw, r * ch))
+                if progress:
+                    progress(1)
+            face_name = f"{stem}.png"
+            data = _encode_png(sheet, None)
+            del sheet
+            yield face_name, data
+            if unique:
+                sheet = Image.new("RGB", (cols * cw, rows * ch), "white")
+                shared_imgs: dict[str, Image.Image] = {}
+                for slot, (_, cid) in enumerate(chunk):
+                    r, c = divmod(slot, cols)
+                    back_page, group = backs[cid]
+                    if group is None:
+                        img = _render(pdf[back_page], scale, (cw, ch), crop)
+                    else:
+                        if group not in shared_imgs:
+                            shared_imgs[group] = _render(pdf[back_page], scale, (cw, ch), crop)
+                        img = shared_imgs[group]
+                    sheet.paste(img, (c * cw, r * ch))
+                back_name = f"{stem}-backs.png"
+                data = _encode_png(sheet, None)
+                del sheet
+                yield back_name, data
+            else:
+                back_name = shared_back_name(next(iter(groups)), f"{game_id}-")
+            sheets.append(TtsSheet(deck, face_name, back_name, unique, cols, rows, (cw, ch), tuple(cid for _, cid in chunk)))
+        for group, page_index in group_pages.items():
+            cw, ch = card_px
+            scale = cw / (card_size[0] * PT_PER_MM)
+            yield shared_back_name(group, f"{game_id}-"), _encode_png(_render(pdf[page_index], scale, (cw, ch), crop), None)
+    finally:
+        pdf.close()
+    manifest = {
+        "game": game_id,
+        "how": "Tabletop Simulator: Objects > Components > Custom > Deck. Face = face, Back = back, "
+               "Unique backs = unique_back, Width = width, Height = height, Number = number, Back is hidden: on.",
+        "sheets": [
+            {
+                "deck": s.deck,
+                "face": s.face,
+                "back": s.back,
+                "unique_back": s.unique_back,
+                "width": s.cols,
+                "height": s.rows,
+                "number": len(s.cards),
+                "card_px": list(s.card_px),
+                "cards": list(s.cards),
+            }
+            for s in sheets
+        ],
+    }
+    yield f"{game_id}-tts.json", (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
