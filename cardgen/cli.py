@@ -80,6 +80,114 @@ def export(game: str, fmt: str, output: str | None) -> None:
         click.echo(text, nl=False)
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--games", "-n", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="Number of games, fixed in advance.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Run seed; game i uses a seed derived from (seed, i).")
+@click.option("--players", type=int, help="Player count (default: the game's minimum).")
+@click.option("--variant", help="Rules variant (default: the game's usual one for that player count).")
+@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order.")
+@click.option("--rotate-seats", is_flag=True, help="Shift the policies one seat each game (compare strategies, not seats).")
+@click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+@click.option("--save-records", type=click.Path(file_okay=False), help="Write a replayable record of every game to this folder.")
+def simulate(game: str, count: int, seed: int, players: int | None, variant: str, policies: tuple[str, ...],
+             rotate_seats: bool, workers: int | None, fmt: str, save_records: str | None) -> None:
+    """Simulate GAME with bots and report win rates, draws, lengths and endings."""
+    from .engine.simulate import format_report, simulate as run_simulation
+
+    loaded = load_game(game)
+    with click.progressbar(length=count, label="simulating", file=sys.stderr) as bar:
+        report = run_simulation(loaded, games=count, seed=seed, players=players, policies=policies or None,
+                                workers=workers, variant=variant, rotate=rotate_seats, save_records=save_records,
+                                progress=bar.update)
+    click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2) if fmt == "json" else format_report(report))
+
+
+@cli.command()
+@click.argument("record", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+def replay(record: str, fmt: str) -> None:
+    """Replay a RECORD (YAML), check every choice, and print the final state and scores."""
+    from .engine.record import format_replay, load_record, replay as run_replay
+
+    report = run_replay(load_record(record))
+    click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2, default=str) if fmt == "json" else format_replay(report))
+    if not report.ok:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+@click.option("--sheet", "sheet_lang", type=click.Choice(["ja", "en"]), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
+def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
+    """Show how GAME plays with standard playing cards: the table, decks needed, cards to print."""
+    from .mapping import format_report, load_mapping
+
+    loaded = load_game(game)
+    report = load_mapping(loaded)
+    click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2) if fmt == "json" else format_report(report))
+    if not report.ok:
+        raise CardgenError(list(report.problems))
+    if sheet_lang:
+        from .render.standard_sheet import write_standard_sheet
+
+        click.echo(f"wrote {write_standard_sheet(loaded, sheet_lang)}", err=True)
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the home-print sheets.")
+@click.option("--card-size", help="poker, bridge, mini, euro, tarot or WxH in mm (default: the game's).")
+@click.option("--bleed", type=float, help="Bleed in mm around every card (default: 0 on sheets, 3.175 for print shop and PNG).")
+@click.option("--gutter", type=float, default=0.0, show_default=True, help="Gap in mm between cards on the sheets.")
+@click.option("--crop-marks", type=click.Choice(["corners", "lines", "none"]), default="corners", show_default=True, help="Corner marks, full cut lines, or none.")
+@click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True, help="How the printer flips the sheet for the backs.")
+@click.option("--back-offset", default="0,0", show_default=True, help="X,Y in mm: move the backs to correct the printer (see --calibration).")
+@click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True, help="Language of the cards.")
+@click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
+@click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
+@click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
+@click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts"]), help="Build only these outputs (repeatable; default: all).")
+def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
+          crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
+          margin: float, outputs: tuple[str, ...]) -> None:
+    """Write print-ready decks of GAMES (ids or folders; default: all bundled) to OUT/<game>/."""
+    from .build import build_game, check_build, make_options, work_units
+
+    options = make_options(out_dir, paper, card_size, bleed, gutter, crop_marks, duplex, back_offset, lang,
+                           calibration, allow_overflow, margin, outputs)
+    loaded = [load_game(spec) for spec in games_or_all(games)]
+    for game in loaded:
+        check_build(game, options)
+    results = []
+    total = sum(work_units(game, options) for game in loaded)
+    with click.progressbar(length=total, label="Building decks", file=sys.stderr) as bar:
+        for game in loaded:
+            results.append(build_game(game, options, bar.update))
+    for result in results:
+        click.echo(result.summary())
+
+@cli.command()
+@click.argument("game")
+@click.option("--games", "-n", "count", type=click.IntRange(min=1), default=2000, show_default=True, help="Games per run, fixed in advance.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
+@click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True, help="Language of the report.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
+def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: int | None) -> None:
+    """Simulate GAME with bots and write its balance report with charts."""
+    from .render.report import report_runs, write_balance_report
+
+    loaded = load_game(game)
+    total = count * len(report_runs(loaded))
+    with click.progressbar(length=total, label="simulating", file=sys.stderr) as bar:
+        path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update)
+    click.echo(f"wrote {path}")
+
+
 def main() -> None:
     cli(prog_name="cardgen")
 

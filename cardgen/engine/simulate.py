@@ -152,6 +152,7 @@ class SimulationReport:
     policy_games: Counter            # strategy comparison: seats played per policy
     policy_wins: Counter
     policy_score_sum: Counter
+    score_counts: list[Counter] = field(default_factory=list)   # per seat: score -> games
     workers: int = 1
     elapsed: float = 0.0
     records_dir: str | None = None
@@ -168,7 +169,9 @@ class SimulationReport:
                 "max": lengths[-1] if lengths else 0,
                 **{f"p{q}": percentile(lengths, q) for q in (10, 25, 50, 75, 90)},
             },
+            "length_counts": {str(k): v for k, v in sorted(Counter(lengths).items())},
             "endings": dict(sorted(self.endings.items())),
+            "scores": {f"seat_{s + 1}": {str(k): v for k, v in sorted(c.items())} for s, c in enumerate(self.score_counts)},
         }
         if not self.cooperative:
             for s in range(self.players):
@@ -198,7 +201,7 @@ class SimulationReport:
 
 
 def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | None = None,
-             policies: Sequence[str] | None = None, workers: int | None = 1, variant: str = "standard",
+             policies: Sequence[str] | None = None, workers: int | None = 1, variant: str | None = None,
              rotate: bool = False, save_records: str | os.PathLike | None = None,
              progress: Callable[[int], None] | None = None) -> SimulationReport:
     """Play `games` games with bots and gather balance statistics.
@@ -215,6 +218,8 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     players = players if players is not None else game.min_players
     if players not in game.player_counts:
         raise CardgenError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
+    if variant is None:
+        variant = module.Rules.default_variant(players)
     if variant not in module.Rules.variants:
         raise CardgenError(f"{game.id} has no variant {variant!r}; choose from {', '.join(module.Rules.variants)}")
     if games < 1:
@@ -254,7 +259,7 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
                 if progress:
                     progress(len(chunk))
     elapsed = time.perf_counter() - started
-    return _report(game.id, players, variant, games, seed, names, rotate, module.Rules.cooperative, rows,
+    return _report(game.id, players, variant, games, seed, names, rotate, rules.cooperative, rows,
                    workers, elapsed, records_dir)
 
 
@@ -270,8 +275,11 @@ def _report(game_id: str, players: int, variant: str, games: int, seed: int, nam
     policy_games: Counter = Counter()
     policy_wins: Counter = Counter()
     policy_score: Counter = Counter()
+    score_counts: list[Counter] = [Counter() for _ in range(players)]
     for _index, seat_names, scores, winners, length, success, ending, draw in rows:
         lengths.append(length)
+        for s in range(players):
+            score_counts[s][scores[s]] += 1
         if ending is not None:
             endings[ending] += 1
         if success is not None:
@@ -292,7 +300,7 @@ def _report(game_id: str, players: int, variant: str, games: int, seed: int, nam
                 policy_wins[seat_names[s]] += 1
     return SimulationReport(game_id, players, variant, games, seed, names, rotate, cooperative, seat_wins, draws,
                             lengths, endings, successes, success_scores, policy_games, policy_wins, policy_score,
-                            workers, elapsed, records_dir)
+                            score_counts, workers, elapsed, records_dir)
 
 
 def format_report(report: SimulationReport) -> str:

@@ -37,7 +37,8 @@ class PageWriter:
     @classmethod
     def create(cls, buffer, game: Game, lang: str, document_title: str) -> "PageWriter":
         gothic, _ = register_fonts()
-        canvas = Canvas(buffer, pagesize=A4, invariant=1, pageCompression=1)
+        # The initial font would otherwise be Helvetica, referenced but never embedded.
+        canvas = Canvas(buffer, pagesize=A4, invariant=1, pageCompression=1, initialFontName=gothic)
         canvas.setTitle(f"{game.title.get(lang)} — {document_title}")
         canvas.setAuthor("cardgen")
         canvas.setCreator("cardgen")

@@ -1,0 +1,116 @@
+"""Playtest kits and balance reports, read back from the PDFs."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pypdfium2 as pdfium
+import pytest
+from click.testing import CliRunner
+from pypdf import PdfReader
+
+from cardgen.cli import cli
+from cardgen.load import load_game
+from cardgen.render.playtest import build_playtest
+from cardgen.render.report import build_balance_report, report_runs, run_report
+
+from .conftest import BUNDLED
+
+
+def page_texts(pdf: bytes) -> list[str]:
+    document = pdfium.PdfDocument(pdf)
+    return [document[i].get_textpage().get_text_range() for i in range(len(document))]
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+# Fields each game's sheets must carry (from the issue), in both languages.
+SHEET_FIELDS = {
+    "llll": {"en": ["Round 8", "AP", "Score ★", "Tie-break 1", "Tie-break 2", "AP left ÷ 3"],
+             "ja": ["第8ラウンド", "得点★", "同点時1", "同点時2", "残りAP÷3"]},
+    "requiem": {"en": ["City deck", "Damage", "Princes fallen", "Volunteers (7) × 2", "Recruits (8) × 1",
+                       "A Paean to the Future", "Requiem of the Wind", "The Requiem Does Not Reach"],
+                "ja": ["王都山札の枚数", "被害", "戦死した王子", "義勇兵(7)の枚数×2", "未来への凱歌", "風の鎮魂歌"]},
+    "alice": {"en": ["Record size", "Longest link", "Link bonus", "Score", "24"],
+              "ja": ["記録の枚数", "最長リンク", "リンクボーナス", "スコア"]},
+    "ohanatsumi": {"en": ["Quest", "Urge", "Outcome", "Restroom after", "Fame", "Next order", "Round 5"],
+                   "ja": ["依頼", "尿意", "成否", "達成後トイレ", "名声", "次の順番", "第5ラウンド"]},
+}
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_playtest_kit_carries_its_fields(game_id, lang):
+    pdf = build_playtest(load_game(game_id), lang)
+    text = squash("".join(page_texts(pdf)))
+    for field in SHEET_FIELDS[game_id][lang]:
+        assert squash(field) in text, (game_id, lang, field)
+    feedback = {"ja": "プレイテスト・フィードバック", "en": "Playtest feedback"}[lang]
+    assert squash(feedback) in text
+    reader = PdfReader(io.BytesIO(pdf))
+    for page in reader.pages:
+        assert [round(float(v)) for v in page.mediabox[2:]] == [595, 842]  # A4 in points
+
+
+def test_sheet_rows_follow_the_round_parameter(game_copy):
+    folder = game_copy("llll")
+    path = folder / "game.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("rounds: 8 ", "rounds: 9 "), encoding="utf-8")
+    text = squash("".join(page_texts(build_playtest(load_game(str(folder)), "en"))))
+    assert "Round9" in text
+
+
+def test_token_sheet_holds_the_chips():
+    pdf = build_playtest(load_game("ohanatsumi"), "en")
+    last = page_texts(pdf)[-1]
+    assert "Urge tokens × 60" in last
+    assert last.count("urge") >= 60
+
+
+def test_playtest_pdf_is_deterministic_and_embeds_fonts():
+    game = load_game("alice")
+    first, second = build_playtest(game, "ja"), build_playtest(game, "ja")
+    assert first == second
+    fonts = set()
+    for page in PdfReader(io.BytesIO(first)).pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            assert font["/Subtype"] == "/TrueType", font  # no unembedded standard font like Helvetica
+            assert "/FontFile2" in font["/FontDescriptor"].get_object()  # embedded TrueType
+            fonts.add(str(font["/BaseFont"]))
+    assert any("IPAexGothic" in f for f in fonts)
+
+
+def test_report_numbers_equal_simulate_json(tmp_path):
+    game = load_game("requiem")
+    results = run_report(game, games=120, seed=7, workers=1)
+    run, data = results[0]
+    cli_result = CliRunner().invoke(cli, ["simulate", "requiem", "--games", "120", "--seed", "7", "--players", "3",
+                                          *sum((["--policy", p] for p in run.policies), []), "--format", "json"])
+    assert cli_result.exit_code == 0, cli_result.output
+    printed = json.loads(cli_result.output[cli_result.output.index("{"):])
+    for key in ("games", "seed", "players", "policies", "endings", "cooperative", "length", "scores"):
+        assert printed[key] == data[key], key
+    text = squash("".join(page_texts(build_balance_report(game, "en", results))))
+    rate = data["cooperative"]["success_rate"] * 100
+    assert squash(f"{rate:.1f}%") in text
+    assert squash("120 games · seed 7 · 3 players") in text
+    assert "cardgen0.1.0" in text
+
+
+def test_report_runs_are_data():
+    runs = report_runs(load_game("ohanatsumi"))
+    comparison = runs[0]
+    assert comparison.rotate and set(comparison.policies) >= {"lightest", "greedy", "cautious"}
+
+
+def test_report_command_writes_pdf(tmp_path):
+    result = CliRunner().invoke(cli, ["report", "alice", "--games", "40", "--seed", "3", "--out", str(tmp_path),
+                                      "--lang", "en", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    pdf = (tmp_path / "alice" / "alice-balance.pdf").read_bytes()
+    text = squash("".join(page_texts(pdf)))
+    assert "Successrate" in text and "40games·seed3" in text
