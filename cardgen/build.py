@@ -6,6 +6,9 @@ and Tabletop Simulator sheets.
     output/<game>/<game>-calibration-<paper>.pdf  with --calibration (render/sheet.py)
     output/<game>/png/                          300 dpi faces with bleed (render/raster.py)
     output/<game>/tts/                          Tabletop Simulator sheets (render/raster.py)
+    output/<game>/<game>-rules-ja.pdf, -en.pdf  rulebooks (render/rulebook.py)
+    output/<game>/<game>-standard-deck.pdf      standard-deck reference (render/standard_sheet.py)
+    output/<game>/<game>-playtest.pdf           playtest kit (render/playtest.py)
 
 Everything is rendered in memory and checked first; nothing is written when a card's text
 overflows (unless allowed) or an option is impossible.  Every file is written atomically
@@ -26,7 +29,7 @@ from .model import Game
 from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.sheet import CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, PAPERS, SheetLayout, calibration_pdf, compute_layout, sheets_pdf
 
-OUTPUTS = ("sheets", "shop", "png", "tts")
+OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest")
 CARD_SIZE_NAMES = ("poker", "bridge", "mini", "euro", "tarot")
 MAX_BACK_OFFSET_MM = 10.0
 _WXH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\.\d+)?)\s*$")
@@ -49,6 +52,7 @@ class BuildOptions:
     allow_overflow: bool = False
     margin_mm: float = DEFAULT_MARGIN_MM  # the printer's unprintable margin on home sheets
     outputs: tuple[str, ...] = OUTPUTS
+    corner_index: bool = False  # print each card's standard-card index (mapping.yaml) in a corner
 
     @property
     def sheet_bleed(self) -> float:
@@ -127,6 +131,7 @@ def make_options(
     allow_overflow: bool = False,
     margin: float = DEFAULT_MARGIN_MM,
     outputs: Iterable[str] = (),
+    corner_index: bool = False,
 ) -> BuildOptions:
     """BuildOptions from command-line style values (strings parsed, everything validated)."""
     offset = parse_back_offset(back_offset) if isinstance(back_offset, str) else tuple(back_offset)
@@ -144,6 +149,7 @@ def make_options(
         allow_overflow=allow_overflow,
         margin_mm=margin,
         outputs=tuple(o for o in OUTPUTS if o in set(outputs)) or OUTPUTS,
+        corner_index=corner_index,
     )
     options.validate()
     return options
@@ -230,17 +236,21 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
 
     if "sheets" in outputs:
         assert layout is not None
-        data = sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step)
+        data = sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step,
+                          corner_index=options.corner_index)
         pending.append((base / f"{game.id}-cards-{options.paper}.pdf", data))
         result.sheets = -(-len(pairs) // layout.per_sheet)
     shop = None
     if outputs & {"shop", "png", "tts"}:
-        shop = printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, None if "sheets" in outputs else overflows, step)
+        shop = printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, None if "sheets" in outputs else overflows, step,
+                            corner_index=options.corner_index)
         if "shop" in outputs:
             pending.append((base / f"{game.id}-print-shop.pdf", shop))
     if options.calibration:
         assert layout is not None
         pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(layout, options.duplex, options.back_offset_mm, options.lang)))
+
+    pending += _documents(game, options, base)
 
     overflows = _unique_overflows(overflows)
     if overflows and not options.allow_overflow:
@@ -266,6 +276,29 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
             _remove_stale(base / "tts", written, ".png", ".json")
             result.files += written
     return result
+
+
+def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path, bytes]]:
+    """Rulebooks (both languages), the standard-deck sheet and the playtest kit, rendered in memory."""
+    out: list[tuple[Path, bytes]] = []
+    if "rules" in options.outputs:
+        from .render.rulebook import build_rulebook
+
+        for lang in ("ja", "en"):
+            out.append((base / f"{game.id}-rules-{lang}.pdf", build_rulebook(game, lang)))
+    if "standard" in options.outputs:
+        from .mapping import has_mapping, require_mapping
+        from .render.standard_sheet import build_standard_sheet
+
+        if has_mapping(game):
+            require_mapping(game)  # an invalid mapping fails the build with its file:line problems
+            out.append((base / f"{game.id}-standard-deck.pdf", build_standard_sheet(game, options.lang)))
+    if "playtest" in options.outputs:
+        from .render.playtest import build_playtest, has_playtest
+
+        if has_playtest(game):
+            out.append((base / f"{game.id}-playtest.pdf", build_playtest(game, options.lang)))
+    return out
 
 
 def _unique_overflows(overflows: list) -> list:

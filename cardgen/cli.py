@@ -150,15 +150,19 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
-@click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts"]), help="Build only these outputs (repeatable; default: all).")
+@click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest"]), help="Build only these outputs (repeatable; default: all).")
+@click.option("--corner-index", is_flag=True, help="Print each card's standard playing-card index in its corners (see `cardgen mapping`).")
 def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
-          margin: float, outputs: tuple[str, ...]) -> None:
-    """Write print-ready decks of GAMES (ids or folders; default: all bundled) to OUT/<game>/."""
+          margin: float, outputs: tuple[str, ...], corner_index: bool) -> None:
+    """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
+
+    GAMES are bundled ids or folders; default: every bundled game.
+    """
     from .build import build_game, check_build, make_options, work_units
 
     options = make_options(out_dir, paper, card_size, bleed, gutter, crop_marks, duplex, back_offset, lang,
-                           calibration, allow_overflow, margin, outputs)
+                           calibration, allow_overflow, margin, outputs, corner_index)
     loaded = [load_game(spec) for spec in games_or_all(games)]
     for game in loaded:
         check_build(game, options)
@@ -169,6 +173,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
             results.append(build_game(game, options, bar.update))
     for result in results:
         click.echo(result.summary())
+
 
 @cli.command()
 @click.argument("game")

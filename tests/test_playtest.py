@@ -65,9 +65,37 @@ def test_sheet_rows_follow_the_round_parameter(game_copy):
 
 def test_token_sheet_holds_the_chips():
     pdf = build_playtest(load_game("ohanatsumi"), "en")
-    last = page_texts(pdf)[-1]
-    assert "Urge tokens × 60" in last
-    assert last.count("urge") >= 60
+    page = next(t for t in page_texts(pdf) if "Urge tokens × 60" in t)
+    assert page.count("urge") >= 60
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_draft_deck_holds_every_card(game_id):
+    game = load_game(game_id)
+    pages = page_texts(build_playtest(game, "en"))
+    draft = [t for t in pages if "Draft deck (low ink)" in t]
+    text = "".join(draft)
+    for card in game.cards:
+        assert card.id in text and card.name.en in text
+
+
+def test_draft_deck_keeps_quest_backs_on_back_pages():
+    game = load_game("ohanatsumi")
+    pages = [t for t in page_texts(build_playtest(game, "en")) if "Draft deck (low ink)" in t]
+    quest = game.cards_of(game.card_types[0].id)[0]
+    boss = squash(quest.get("boss_text").en)[:30]
+    fronts = [squash(t) for t in pages if "fronts" in t]
+    backs = [squash(t) for t in pages if "backs" in t]
+    assert not any(boss in t for t in fronts), "a quest's hidden back must not print on its front"
+    assert any(boss in t for t in backs)
+
+
+def test_draft_deck_is_grayscale():
+    document = pdfium.PdfDocument(build_playtest(load_game("requiem"), "en"))
+    draft_pages = [i for i in range(len(document)) if "Draft deck" in document[i].get_textpage().get_text_range()]
+    image = document[draft_pages[0]].render(scale=0.5).to_pil().convert("RGB")
+    red, green, blue = image.split()
+    assert red.tobytes() == green.tobytes() == blue.tobytes()
 
 
 def test_playtest_pdf_is_deterministic_and_embeds_fonts():

@@ -123,6 +123,40 @@ def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm
         c.restoreState()
 
 
+def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, width_mm: float, height_mm: float) -> bool:
+    """Overlay the card's standard-card index (from mapping.yaml) in its top-right and, turned, bottom-left corner.
+
+    Lets a printed deck be mixed with a standard deck. Returns False when the card has no
+    standard card (no mapping, or it must be printed).
+    """
+    from ..mapping import corner_index
+    from .standard_sheet import draw_index
+
+    index = corner_index(game, card)
+    if index is None:
+        return False
+    rank, suit = index
+    size = 7.5
+    inset = 3.2 * mm  # inside the 3 mm safe zone
+    box_w, box_h = 7.0 * mm, 9.5 * mm
+    c = canvas
+    for turned in (False, True):
+        c.saveState()
+        if turned:
+            c.translate((x_mm + width_mm / 2) * mm, (y_mm + height_mm / 2) * mm)
+            c.rotate(180)
+            c.translate(-(x_mm + width_mm / 2) * mm, -(y_mm + height_mm / 2) * mm)
+        right = (x_mm + width_mm) * mm - inset
+        top = (y_mm + height_mm) * mm - inset
+        c.setFillColorRGB(1, 1, 1)
+        c.setStrokeColorRGB(0.55, 0.55, 0.55)
+        c.setLineWidth(0.4)
+        c.roundRect(right - box_w, top - box_h, box_w, box_h, 1.2 * mm, stroke=1, fill=1)
+        draw_index(c, right - box_w / 2, top - 1.0 * mm, rank, suit, size, align="centre")
+        c.restoreState()
+    return True
+
+
 def _draw_boxes(c, game: Game, layout: Layout, boxes, face: Face, x_mm, y_mm, width_mm, height_mm, bleed_mm, lang,
                 overflows) -> None:
     gothic, mincho = register_fonts()

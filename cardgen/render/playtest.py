@@ -54,6 +54,10 @@ def resolve_count(game: Game, value: Any) -> int:
     return number
 
 
+def has_playtest(game: Game) -> bool:
+    return (templates_dir(game) / "playtest.yaml").is_file()
+
+
 def build_playtest(game: Game, lang: str) -> bytes:
     """Render the playtest kit of `game` in `lang` and return the PDF bytes."""
     spec = load_spec(templates_dir(game) / "playtest.yaml")
@@ -74,6 +78,7 @@ def build_playtest(game: Game, lang: str) -> bytes:
     if spec.get("tokens"):
         writer.new_page()
         _draw_tokens(writer, game, lang, spec["tokens"])
+    _draw_draft_deck(writer, game, lang, spec.get("draft", {}))
     writer.finish()
     return buffer.getvalue()
 
@@ -211,3 +216,67 @@ def _draw_tokens(writer: PageWriter, game: Game, lang: str, tokens: list[dict]) 
                 c.drawCentredString(cx, cy - diameter * 0.33, caption)
             writer.y -= diameter + 2 * mm
         writer.y -= 3 * mm
+
+
+# Same cards, text only and grayscale, for playtests between versions; a front page is followed
+# by its back page (long-edge duplex) when the game has cards with their own backs.
+DRAFT_WORDS = {
+    "title": {"ja": "ドラフト版デッキ（低インク）", "en": "Draft deck (low ink)"},
+    "front": {"ja": "表", "en": "fronts"},
+    "back": {"ja": "裏", "en": "backs"},
+}
+
+
+def _field_lines(game: Game, lang: str, card, names: list[str]) -> list[str]:
+    lines = []
+    for name in names:
+        value = card.fields.get(name)
+        if value is None or value == "":
+            continue
+        spec = game.field_specs[name]
+        label = spec.label.get(lang) if spec.label else name
+        shown = text_of(value, lang) if spec.kind == "text" else str(value)
+        lines.append(f"{label}: {shown}")
+    return lines
+
+
+def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> None:
+    """Text-only grayscale cards from the data, imposed like the home sheets (fronts, then own backs)."""
+    from ..text import fit_text
+    from .card import card_size_mm
+    from .sheet import compute_layout
+
+    back_fields = [name for name in draft.get("back_fields", []) if name in game.field_specs]
+    front_fields = [name for name in game.field_specs if name not in back_fields]
+    card_w, card_h = card_size_mm(game)
+    layout = compute_layout("a4", card_w, card_h)
+    c = writer.canvas
+    cards = list(game.cards)
+    for first in range(0, len(cards), layout.per_sheet):
+        sheet = cards[first: first + layout.per_sheet]
+        has_backs = back_fields and any(_field_lines(game, lang, card, back_fields) for card in sheet)
+        for side in ("front", "back") if has_backs else ("front",):
+            writer.new_page()
+            c.setFont(writer.font, 7)
+            side_word = DRAFT_WORDS["back"][lang] if side == "back" else DRAFT_WORDS["front"][lang]
+            c.drawCentredString(105 * mm, 8 * mm, f"{DRAFT_WORDS['title'][lang]} — {side_word}")  # beside the page footer
+            for slot, card in enumerate(sheet):
+                x, y = layout.front_position(slot) if side == "front" else layout.back_position(slot, "long")
+                fields = front_fields if side == "front" else back_fields
+                title = card.name.get(lang) + ({"ja": "（裏）", "en": " (back)"}[lang] if side == "back" else "")
+                c.setStrokeColorRGB(0.6, 0.6, 0.6)
+                c.setLineWidth(0.4)
+                c.rect(x * mm, y * mm, card_w * mm, card_h * mm, stroke=1, fill=0)
+                c.setFillColorRGB(0.1, 0.1, 0.1)
+                c.setFont(writer.font, 6.5)
+                c.drawRightString((x + card_w - 3) * mm, (y + card_h - 5) * mm, card.id)
+                c.setFont(writer.font, 10)
+                c.drawString((x + 3) * mm, (y + card_h - 9) * mm, title)
+                body = "\n".join(_field_lines(game, lang, card, fields))
+                fitted = fit_text(body, writer.font, (card_w - 6) * mm, (card_h - 15) * mm, 7.5, 4.5, lang)
+                c.setFillColorRGB(0.25, 0.25, 0.25)
+                c.setFont(writer.font, fitted.size)
+                line_y = (y + card_h - 13) * mm - fitted.size
+                for line in fitted.lines:
+                    c.drawString((x + 3) * mm, line_y, line)
+                    line_y -= fitted.leading

@@ -28,6 +28,7 @@ def printshop_pdf(
     lang: str = "ja",
     overflows: list | None = None,
     progress: Callable[[int], None] | None = None,
+    corner_index: bool = False,
 ) -> bytes:
     """Return the PDF bytes: for every card its front page, then its back page."""
     w, h = card_size
@@ -37,7 +38,7 @@ def printshop_pdf(
     # Boxes persist for every following page in ReportLab; all pages share them.
     c.setTrimBox((bleed * mm, bleed * mm, (bleed + w) * mm, (bleed + h) * mm))
     c.setBleedBox((0, 0, page[0] * mm, page[1] * mm))
-    forms = FaceForms(c, game, card_size, bleed, lang, overflows)
+    forms = FaceForms(c, game, card_size, bleed, lang, overflows, corner_index)
     for index, (front, back) in enumerate(pairs):
         for face in (front, back):
             name = forms.define(index, face)

@@ -331,8 +331,10 @@ class FaceForms:
     `cm` then a `Do`), and the file smaller and faster to write.
     """
 
-    def __init__(self, canvas: Canvas, game, size: tuple[float, float], bleed: float, lang: str, overflows: list | None):
+    def __init__(self, canvas: Canvas, game, size: tuple[float, float], bleed: float, lang: str, overflows: list | None,
+                 corner_index: bool = False):
         self.c = canvas
+        self.corner_index = corner_index
         self.game = game
         self.w, self.h = size
         self.bleed = bleed
@@ -356,6 +358,8 @@ class FaceForms:
         c = self.c
         c.beginForm(name, 0, 0, (self.w + 2 * b) * mm, (self.h + 2 * b) * mm)
         card_render.draw_face(c, self.game, face, b, b, self.w, self.h, b, self.lang, self.overflows)
+        if self.corner_index and face.side == "front":
+            card_render.draw_corner_index(c, self.game, face.card, b, b, self.w, self.h)
         c.endForm()
         self.defined.add(name)
         return name
@@ -512,13 +516,14 @@ def sheets_pdf(
     lang: str = "ja",
     overflows: list | None = None,
     progress: Callable[[int], None] | None = None,
+    corner_index: bool = False,
 ) -> bytes:
     """Front sheet, then its back sheet, for every sheet of cards.  Returns the PDF bytes."""
     if duplex not in DUPLEX:
         raise CardgenError(f"--duplex {duplex!r} is unknown; use long, short or none")
     buffer = io.BytesIO()
     c = new_canvas(buffer, (layout.page_w, layout.page_h), f"{game.title.get(lang)} — {PAPER_NAMES[layout.paper]}")
-    forms = FaceForms(c, game, (layout.card_w, layout.card_h), layout.bleed, lang, overflows)
+    forms = FaceForms(c, game, (layout.card_w, layout.card_h), layout.bleed, lang, overflows, corner_index)
     sheets = plan_sheets(layout, len(pairs), duplex, offset)
     along = footer_length_mm(layout)
     back_dx, back_dy = _back_shift(layout, duplex, offset)
