@@ -21,10 +21,12 @@ from ..model import Game
 from .pages import INK, MARGIN, PAGE_W, RULE, PageWriter, text_of
 
 
-def templates_dir(game: Game) -> Path:
-    """A game's templates: beside its data folder when it has its own, else the bundled ones."""
-    own = game.root.parent.parent / "templates" / game.root.name
-    return own if own.is_dir() else package_root() / "templates" / game.id
+def template_file(game: Game, name: str) -> Path:
+    """templates/<game>/<name> beside the game's card_data/, else the bundled one (may not exist)."""
+    from .layout import templates_dirs
+
+    candidates = [base / game.id / name for base in templates_dirs(game)]
+    return next((path for path in candidates if path.is_file()), candidates[-1])
 
 
 def load_spec(path: Path) -> dict:
@@ -55,12 +57,12 @@ def resolve_count(game: Game, value: Any) -> int:
 
 
 def has_playtest(game: Game) -> bool:
-    return (templates_dir(game) / "playtest.yaml").is_file()
+    return template_file(game, "playtest.yaml").is_file()
 
 
 def build_playtest(game: Game, lang: str) -> bytes:
     """Render the playtest kit of `game` in `lang` and return the PDF bytes."""
-    spec = load_spec(templates_dir(game) / "playtest.yaml")
+    spec = load_spec(template_file(game, "playtest.yaml"))
     feedback = load_spec(package_root() / "templates" / "common" / "feedback.yaml")
     buffer = io.BytesIO()
     title = {"ja": "プレイテスト・キット", "en": "Playtest kit"}[lang]

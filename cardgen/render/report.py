@@ -22,7 +22,7 @@ from ..files import write_atomic
 from ..model import Game
 from .charts import BAR_ALT, Bar, bar_chart, histogram
 from .pages import PageWriter, text_of
-from .playtest import load_spec, templates_dir
+from .playtest import load_spec, template_file
 
 WORDS = {
     "title": {"ja": "バランス・レポート", "en": "Balance report"},
@@ -52,7 +52,7 @@ class ReportRun:
 
 
 def report_runs(game: Game) -> list[ReportRun]:
-    spec = load_spec(templates_dir(game) / "report.yaml")
+    spec = load_spec(template_file(game, "report.yaml"))
     runs = []
     for run in spec.get("runs", []):
         players = run.get("players", game.min_players)
