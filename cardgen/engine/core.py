@@ -120,6 +120,11 @@ class Rules:
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
 
     @classmethod
+    def supports(cls, players: int, variant: str) -> bool:
+        """Whether `players` can play `variant` (a game with solo-only variants narrows this)."""
+        return variant in cls.variants
+
+    @classmethod
     def default_variant(cls, players: int) -> str:
         """The variant played when none is named."""
         return cls.variants[0]

@@ -81,21 +81,27 @@ def _check_state(state, players: int, steps: int) -> None:
         raise SweepFailure("legal_actions() is not sorted")
 
 
-def random_sim_sweep(game: Game, games_per_count: int = 30, seed: int = 0) -> list[CheckResult]:
-    """Random games for every player count and variant; one CheckResult for each."""
+def configurations(game: Game) -> list[tuple[int, str]]:
+    """Every (player count, variant) the game's engine can play."""
     module = engine_module(game)
     if module is None or not hasattr(module, "Rules"):
         return []
+    return [(players, variant) for players in game.player_counts for variant in module.Rules.variants
+            if module.Rules.supports(players, variant)]
+
+
+def random_sim_sweep(game: Game, games_per_count: int = 30, seed: int = 0) -> list[CheckResult]:
+    """Random games for every player count and variant; one CheckResult for each."""
+    module = engine_module(game)
     out = []
-    for players in game.player_counts:
-        for variant in module.Rules.variants:
-            label = f"random-sim-{players}p" + ("" if variant == "standard" else f"-{variant}")
-            try:
-                rules = module.Rules(game, players, variant)
-            except ValueError as exc:
-                out.append(CheckResult(label, False, f"{players} players, {variant}: cannot set up: {exc}"))
-                continue
-            out.append(_sweep_one(rules, label, games_per_count, seed))
+    for players, variant in configurations(game):
+        label = f"random-sim-{players}p" + ("" if variant == "standard" else f"-{variant}")
+        try:
+            rules = module.Rules(game, players, variant)
+        except ValueError as exc:
+            out.append(CheckResult(label, False, f"{players} players, {variant}: cannot set up: {exc}"))
+            continue
+        out.append(_sweep_one(rules, label, games_per_count, seed))
     return out
 
 
