@@ -119,3 +119,36 @@ def test_game_outside_the_package(game_copy):
     result = CliRunner().invoke(cli, ["export", str(folder), "--format", "json"])
     assert result.exit_code == 0
     assert len(json.loads(result.output)["cards"]) == 49
+
+
+def test_alice_has_the_sources_alices_and_every_colour_icon_pair():
+    game = load_game("alice")
+    alices = Counter((c.get("kind"), c.get("colour")) for c in game.cards if c.get("kind") != "investigation")
+    assert alices == {("suspect", "red"): 1, ("suspect", "blue"): 1, ("suspect", "green"): 1,
+                      ("detective", "white"): 1, ("nuisance", "black"): 1}
+    pairs = Counter((c.get("colour"), c.get("icon")) for c in game.cards if c.get("kind") == "investigation")
+    assert set(pairs) == {(colour, icon) for colour in ("red", "blue", "green") for icon in ("weapon", "place", "motive")}
+    # The link-bonus table tops out at 15-18 cards: the deck holds enough investigation cards for it.
+    assert sum(pairs.values()) >= max(row["max"] for row in game.param("link_bonus"))
+    assert game.param("memo_limit") == 3
+    assert [(r["min"], r["max"], r["bonus"]) for r in game.param("link_bonus")] == [
+        (2, 3, 0), (4, 5, 1), (6, 7, 2), (8, 10, 4), (11, 12, 8), (13, 14, 12), (15, 18, 24)]
+
+
+def test_ohanatsumi_quests_share_fronts_and_have_their_own_backs():
+    game = load_game("ohanatsumi")
+    quests = [c for c in game.cards if c.get("deck") == "quest"]
+    kinds = {c.type_id for c in quests}
+    assert 15 <= len(quests) <= 25 and 4 <= len(kinds) <= 6          # "about 20", "about five kinds"
+    for kind in kinds:
+        copies = [c for c in quests if c.type_id == kind]
+        assert len({(c.get("events"), c.get("fame"), c.get("quest_text")) for c in copies}) == 1
+        backs = {(c.get("boss_text"), c.get("urge_limit"), c.get("back_fame")) for c in copies}
+        assert len(backs) == len(copies), f"{kind}: every copy needs its own back"
+    # The source's two example backs of the egg delivery quest.
+    egg = [(c.get("urge_limit"), c.get("back_fame")) for c in quests if c.get("events") == 3 and c.get("fame") == 3]
+    assert (5, 3) in egg and (2, 6) in egg
+    events = [c for c in game.cards if c.get("deck") == "event"]
+    assert 80 <= len(events) <= 120 and {c.get("urge") for c in events} <= {1, 2, 3}
+    flowers = [c for c in game.cards if c.get("deck") == "flower"]
+    assert 8 <= len(flowers) <= 12 and {c.get("flower") for c in flowers} == {"restroom", "elf"}
