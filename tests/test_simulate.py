@@ -189,3 +189,17 @@ def test_workers_simulate_the_game_object_they_are_given():
     b = comparable(simulate(rich, games=300, seed=1, workers=1))
     c = comparable(simulate(game, games=300, seed=1, workers=2))
     assert a == b and a != c
+
+
+@pytest.mark.parametrize("args, message", [
+    (["alice", "--players", "2", "--variant", "solo"], "with 2 player(s) use versus"),
+    (["ohanatsumi", "--players", "3", "--variant", "two_character"], "with 3 player(s) use standard"),
+])
+def test_unplayable_variant_is_a_clear_error(args, message):
+    from click.testing import CliRunner
+
+    from cardgen.cli import cli
+
+    result = CliRunner().invoke(cli, ["simulate", *args, "--games", "3"])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output

@@ -233,7 +233,14 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     for name in names:
         if name not in known:
             raise CardgenError(f"{game.id} has no policy {name!r}; choose from {', '.join(sorted(known))}")
-    rules = module.Rules(game, players, variant)
+    if not module.Rules.supports(players, variant):
+        playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v))
+        raise CardgenError(f"{game.id}: variant {variant!r} cannot be played by {players} player(s); "
+                           f"with {players} player(s) use {playable or 'another player count'}")
+    try:
+        rules = module.Rules(game, players, variant)
+    except ValueError as exc:  # the rules refuse this set-up (a data or option problem, not a bug)
+        raise CardgenError(str(exc)) from None
     records_dir = None
     if save_records is not None:
         Path(save_records).mkdir(parents=True, exist_ok=True)
