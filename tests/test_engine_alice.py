@@ -104,15 +104,15 @@ def test_link_length_follows_place_weapon_motive(game, solo):
 
 def test_solve_check_positive_and_negative(game, solo):
     red = {i: idx(solo, by(game, f"red_{i}")) for i in ("place", "weapon", "motive")}
-    red2 = {i: idx(solo, by(game, f"red_{i}", 2)) for i in ("place", "weapon", "motive")}
+    place2, place3 = (idx(solo, by(game, "red_place", k)) for k in (2, 3))
     blue = {i: idx(solo, by(game, f"blue_{i}")) for i in ("place", "weapon", "motive")}
     assert solo.solved([red["place"], red["weapon"], red["motive"]], "red")
-    assert solo.solved([blue["place"], red["motive"], red2["motive"], red["place"], red["weapon"]], "red")
+    assert solo.solved([blue["place"], red["motive"], place2, red["place"], red["weapon"]], "red")
     assert not solo.solved([red["place"], red["weapon"], red["motive"]], "blue")
     # a blue card breaks the red run: weapon and motive, place only before the break
     assert not solo.solved([red["place"], blue["weapon"], red["weapon"], red["motive"]], "red")
     # duplicates do not stand in for a missing icon
-    assert not solo.solved([red["place"], red2["place"], red["weapon"], red2["weapon"]], "red")
+    assert not solo.solved([red["place"], place2, red["weapon"], place3], "red")
 
 
 # ---- solo play -------------------------------------------------------------------------------
@@ -255,17 +255,45 @@ def test_event_without_target_still_counts_as_used(game, solo):
 
 
 def test_alice_event_shuffles_her_back_into_the_deck(game, solo):
-    rec = [by(game, "red_place"), by(game, "blue_place")]
-    s = arranged(solo, record=rec, memo=[by(game, "alice_black")], phase="event")
+    rec = [by(game, "red_place"), by(game, "blue_place"), by(game, "green_place"), by(game, "blue_weapon")]
+    s = arranged(solo, record=rec, memo=[by(game, "alice_blue")], phase="event")
     before = len(s.decks[0])
-    s.apply(f"event:{by(game, 'alice_black')}")        # discard the last card of the record
-    assert ids(solo, s.records[0])[:1] == [by(game, "red_place")]
-    assert by(game, "blue_place") in ids(solo, s.discards[0])
-    assert idx(solo, by(game, "alice_black")) not in s.memos[0]
+    s.apply(f"event:{by(game, 'alice_blue')}")         # discard every blue card of the record
+    assert ids(solo, s.records[0])[:2] == [by(game, "red_place"), by(game, "green_place")]
+    assert {by(game, "blue_place"), by(game, "blue_weapon")} <= set(ids(solo, s.discards[0]))
+    assert idx(solo, by(game, "alice_blue")) not in s.memos[0]
     # she is back in the deck (one card may have been drawn since)
-    assert idx(solo, by(game, "alice_black")) in s.decks[0] or s.pending == idx(solo, by(game, "alice_black")) \
-        or idx(solo, by(game, "alice_black")) in s.memos[0]
+    assert idx(solo, by(game, "alice_blue")) in s.decks[0] or s.pending == idx(solo, by(game, "alice_blue")) \
+        or idx(solo, by(game, "alice_blue")) in s.memos[0]
     assert len(s.decks[0]) >= before
+    s.check_invariants()
+
+
+def test_reveal_top_to_memo_takes_an_alice_too(game, solo):
+    nuisance, detective = by(game, "alice_black"), by(game, "alice_white")
+    assert game.cards_of("alice_black")[0].get("event") == "reveal_top_to_memo"
+    # an investigation card on top: into the memo, the Nuisance back into the deck
+    s = arranged(solo, memo=[nuisance], top=[by(game, "blue_place")], phase="event")
+    s.apply(f"event:{nuisance}")
+    assert ids(solo, s.memos[0]) == [by(game, "blue_place")]
+    assert idx(solo, nuisance) in s.decks[0]
+    s.check_invariants()
+    # an Alice on top goes to the memo as well, with no solution check
+    rec = [by(game, "red_place"), by(game, "red_weapon"), by(game, "red_motive")]
+    s = arranged(solo, record=rec, memo=[nuisance], top=[by(game, "alice_red")], phase="event")
+    s.apply(f"event:{nuisance}")
+    assert not s.is_terminal() and ids(solo, s.memos[0]) == [by(game, "alice_red")]
+    s.check_invariants()
+    # the memo keeps its two Alices: the next Alice drawn is the third and loses
+    s = arranged(solo, memo=[nuisance, detective], top=[by(game, "alice_red"), by(game, "alice_green")], phase="event")
+    s.apply(f"event:{nuisance}")
+    assert {detective, by(game, "alice_red")} <= set(ids(solo, s.memos[0]))
+    # the next turn draws at once (no investigation card to play from the memo): an Alice loses
+    drawn = s.pending if not s.is_terminal() else None
+    if s.is_terminal():
+        assert s.result().ending == "three-alices"
+    else:
+        assert s.phase == alice.PLACE and not solo.is_alice[drawn]
     s.check_invariants()
 
 
@@ -359,7 +387,7 @@ def test_versus_shared_solution_check_names_the_culprit(game, versus):
 
 def test_versus_profile_change_and_forced_event(game, versus):
     s = versus_state(game, versus, [by(game, "alice_white"), by(game, "alice_red")],
-                     [[by(game, "alice_blue")], [by(game, "alice_black"), by(game, "red_place")]])
+                     [[by(game, "alice_blue"), by(game, "green_place")], [by(game, "alice_black"), by(game, "red_place")]])
     # seat 0 drew the blue suspect: change the profile to her; the Detective is revealed instead
     assert s.current_player() == 0 and s.phase == alice.PROFILE_CHANGE
     s.apply("change")
@@ -372,9 +400,9 @@ def test_versus_profile_change_and_forced_event(game, versus):
     s.apply("keep")
     assert s.phase == alice.FORCE and f"force:{by(game, 'alice_white')}" in s.legal_actions()
     s.apply(f"force:{by(game, 'alice_white')}")
-    # seat 0 resolves the Detective's event (swap in an empty record: no target, still used)
+    # seat 0 resolves the Detective's event: the top of seat 0's own deck goes to seat 0's memo
     assert idx(versus, by(game, "alice_white")) in s.decks[0]      # shuffled back into seat 0's deck
-    assert s.memos[0] == []
+    assert ids(versus, s.memos[0]) == [by(game, "green_place")]
     assert ids(versus, s.memos[1]) == [by(game, "alice_black")]
     assert s.current_player() == 1 and s.phase == alice.EVENT
     assert s.changes_left == [0, 1]

@@ -53,7 +53,8 @@ OVER = "over"
 ALICE_KINDS = ("suspect", "detective", "nuisance")
 KNOWN_EVENTS = (
     "discard_record_colour", "discard_record_last", "swap_adjacent", "record_last_to_memo",
-    "peek_reorder", "scout_top", "recover_discard",
+    "peek_reorder", "scout_top", "recover_discard", "reveal_top_to_memo",
+    "discard_record_colour_all",
 )
 
 
@@ -474,6 +475,12 @@ class State(core.State):
             colour = r.event_colour[card]
             targets = sorted({c for c in record if r.colour[c] == colour})
             self._event_choice([f"target:{ids[c]}" for c in targets])
+        elif kind == "discard_record_colour_all":
+            colour = r.event_colour[card]
+            gone = [c for c in record if r.colour[c] == colour]
+            record[:] = [c for c in record if r.colour[c] != colour]
+            self.discards[owner].extend(gone)
+            self._finish_event()
         elif kind == "discard_record_last":
             if record:
                 self.discards[owner].append(record.pop())
@@ -498,6 +505,12 @@ class State(core.State):
                     deck.insert(0, top)
                 else:
                     self.memos[owner].append(top)
+            self._finish_event()
+        elif kind == "reveal_top_to_memo":
+            # decision event-kinds: the top card goes to the memo whatever it is (an Alice too;
+            # no solution check). The card being used has left the memo, so there is room.
+            if deck:
+                self.memos[owner].append(deck.pop())
             self._finish_event()
         elif kind == "recover_discard":
             targets = sorted(set(self.discards[owner]))
@@ -547,6 +560,9 @@ class State(core.State):
             self.rng.shuffle(deck)
         else:
             self.discards[owner].append(card)
+        if sum(1 for c in self.memos[owner] if r.is_alice[c]) >= r.alices_to_lose:
+            self._lose(owner, "three-alices")     # an event put a third Alice in the memo
+            return
         if self.ev_forced:
             self.ev_forced = False
             self._resolve_alice(self.turn, self.pending)
@@ -816,6 +832,8 @@ class HeuristicPolicy:
                 options = [self._without(record, x) for x in record if r.colour[x] == col]
             elif kind == "discard_record_last" and record:
                 options = [record[:-1]]
+            elif kind == "discard_record_colour_all":
+                options = [[x for x in record if r.colour[x] != r.event_colour[c]]]
             else:
                 continue
             # the opponent picks the target: it must break every threat whatever they choose
@@ -883,6 +901,8 @@ class HeuristicPolicy:
                     rec = max((self._without(record, x) for x in cands), key=lambda rr: self._value(state, p, rr, m))
             elif kind == "discard_record_last" and record:
                 rec = record[:-1]
+            elif kind == "discard_record_colour_all":
+                rec = [x for x in record if r.colour[x] != r.event_colour[c]]
             elif kind == "record_last_to_memo" and record:
                 rec = record[:-1]
                 m = m + [record[-1]]
@@ -894,7 +914,15 @@ class HeuristicPolicy:
                 v_gain = 0.5
             elif kind == "recover_discard":
                 v_gain = 0.1 if state.discards[p] else 0.0
-            v = self._value(state, p, rec, m) + v_gain
+            if kind == "reveal_top_to_memo":
+                # the deck as a multiset is known: weigh an Alice against an investigation card
+                deck = state.unseen(p)
+                p_alice = sum(1 for x in deck if r.is_alice[x]) / len(deck) if deck else 0.0
+                some_alice = next((x for x in deck if r.is_alice[x]), None)
+                v_alice = self._value(state, p, rec, m + [some_alice]) if some_alice is not None else 0.0
+                v = p_alice * v_alice + (1 - p_alice) * (self._value(state, p, rec, m) + 0.6)
+            else:
+                v = self._value(state, p, rec, m) + v_gain
             if r.is_alice[c]:
                 v += 0.5            # getting an Alice back into the deck keeps her drawable
             else:
