@@ -949,7 +949,7 @@ def _show_key(key: Any, by: str) -> str:
     if by == "rank":
         return "joker" if key == 0 else rank_label(key)
     if by == "suit":
-        return f"joker" if isinstance(key, tuple) else SUIT_SYMBOLS.get(key, str(key))
+        return "joker" if isinstance(key, tuple) else SUIT_SYMBOLS.get(key, str(key))
     return str(key)
 
 

@@ -56,6 +56,7 @@ def test_same_seed_and_choices_replay_exactly(games, game_id, players, variant):
     for action in state.history:
         again.apply(action)
     assert again.result() == result
+    assert {zone: list(cards) for zone, cards in again.zones().items()} == {zone: list(cards) for zone, cards in state.zones().items()}
     other, _ = random_game(rules, 4243)
     assert other.history != state.history  # the seed, not a global RNG, drives chance
 

@@ -1029,15 +1029,3 @@ def setup_checks(game: Game) -> list[CheckResult]:
         f"solo scores {lo}–{hi}: {len(rules.investigations)} record cards + top link bonus",
     ))
     return out
-
-
-def simulation_checks(game: Game) -> list[CheckResult]:
-    """The random-simulation sweep for the player counts each variant supports."""
-    from .harness import _sweep_one
-
-    out = []
-    for players in game.player_counts:
-        for variant in Rules.variants:
-            if Rules.supports(players, variant):
-                out.append(_sweep_one(Rules(game, players, variant), f"random-sim-{players}p-{variant}", 30, 0))
-    return out

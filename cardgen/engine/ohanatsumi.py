@@ -806,16 +806,3 @@ def setup_checks(game: Game) -> list[CheckResult]:
     out.append(CheckResult("flower-deck", rest > 0 and len(flowers) > 0,
                            f"{len(flowers)} flower cards: {rest} restroom, {len(flowers) - rest} elf"))
     return out
-
-
-def simulation_checks(game: Game) -> list[CheckResult]:
-    """The random-simulation sweep for the player counts each variant supports."""
-    from .harness import _sweep_one
-
-    out = []
-    for players in game.player_counts:
-        for variant in Rules.variants:
-            if Rules.supports(players, variant, game):
-                label = f"random-sim-{players}p" + ("" if variant == "standard" else f"-{variant}")
-                out.append(_sweep_one(Rules(game, players, variant), label, 30, 0))
-    return out

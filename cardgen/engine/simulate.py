@@ -22,7 +22,7 @@ from ..load import load_game
 from ..model import Game
 from . import engine_module
 from .bots import make_policy, policy_names
-from .core import TERMINAL, GameResult, Rules, State
+from .core import TERMINAL, Rules, State
 
 CHUNK = 250          # games per task sent to a worker
 Z95 = 1.959963984540054
