@@ -41,7 +41,7 @@ class GameReport:
 
 def check_game(game: Game, *, simulate: bool = True) -> GameReport:
     """Run every check that applies to the game."""
-    results = [*composition_checks(game)]
+    results = [*composition_checks(game), *printed_claim_checks(game)]
     module = engine_module(game)
     if module is not None:
         for hook in ("setup_checks", "claim_checks"):
@@ -84,3 +84,24 @@ def _contiguous(ids: list[str]) -> CheckResult:
     numbers = [int(m.group(2)) for m in matches]
     ok = numbers == list(range(1, len(ids) + 1))
     return CheckResult("contiguous-ids", ok, f"{ids[0]}–{ids[-1]} contiguous" if ok else f"ids do not run 1..{len(ids)} in order: {numbers}")
+
+
+def printed_claim_checks(game: Game) -> list[CheckResult]:
+    """Claims about what the printed cards show, checked against the layout (not the rules).
+
+    `copy_icons`: each card's front shows as many `icon` figures as its type has copies
+    (llll's copy-count figures).
+    """
+    out = []
+    for claim in game.claims:
+        if claim.get("kind") != "copy_icons":
+            continue
+        from .render.card import icon_counts
+
+        shown = icon_counts(game, claim["icon"])
+        wrong = [f"{card.id} shows {shown[card.id]}, has {game.card_type(card.type_id).count}"
+                 for card in game.cards if shown[card.id] != game.card_type(card.type_id).count]
+        text = claim.get("text", {}).get("en", claim.get("id", "copy icons"))
+        out.append(CheckResult(f"claim-{claim.get('id', 'copy-icons')}", not wrong,
+                               f"{text}: every card" if not wrong else f"{text}: {'; '.join(wrong[:5])}"))
+    return out

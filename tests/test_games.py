@@ -152,3 +152,22 @@ def test_ohanatsumi_quests_share_fronts_and_have_their_own_backs():
     assert 80 <= len(events) <= 120 and {c.get("urge") for c in events} <= {1, 2, 3}
     flowers = [c for c in game.cards if c.get("deck") == "flower"]
     assert 8 <= len(flowers) <= 12 and {c.get("flower") for c in flowers} == {"restroom", "elf"}
+
+
+def test_copy_count_icons_are_checked_against_the_layout(tmp_path):
+    import shutil
+
+    from cardgen.load import bundled_games_dir, package_root
+
+    data = tmp_path / "card_data" / "llll"
+    shutil.copytree(bundled_games_dir() / "llll", data)
+    layout_dir = tmp_path / "templates" / "llll"
+    shutil.copytree(package_root() / "templates" / "llll", layout_dir)
+    ok = {r.id: r for r in check_game(load_game(str(data)), simulate=False).results}
+    assert ok["claim-copy-count-icons"].ok
+    layout = layout_dir / "layout.yaml"
+    text = layout.read_text(encoding="utf-8")
+    assert 'count: "{{ card.count }}"' in text
+    layout.write_text(text.replace('count: "{{ card.count }}"', 'count: "{{ card.vp }}"'), encoding="utf-8")
+    bad = {r.id: r for r in check_game(load_game(str(data)), simulate=False).results}["claim-copy-count-icons"]
+    assert not bad.ok and "LL01 shows 5, has 2" in bad.message

@@ -123,6 +123,21 @@ def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm
         c.restoreState()
 
 
+def icon_counts(game: Game, icon: str, lang: str = "en") -> dict[str, int]:
+    """How many `icon` figures each card's front shows (summed over its icon boxes), read from the layout."""
+    layout = get_layout(game)
+    counts: dict[str, int] = {}
+    for card in game.cards:
+        boxes, _own = layout.boxes(card, "front")
+        ctx = _context(game, layout, card, lang)
+        total = 0
+        for box in boxes:
+            if box.kind == "icon" and str(box.value("icon", ctx, lang)).strip() == icon:
+                total += int(box.value("count", ctx, lang) or 1) if "count" in box.params else 1
+        counts[card.id] = total
+    return counts
+
+
 def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, width_mm: float, height_mm: float) -> bool:
     """Overlay the card's standard-card index (from mapping.yaml) in its top-right and, turned, bottom-left corner.
 
