@@ -60,13 +60,13 @@ def test_worked_example_played_through_the_engine(game):
     """Five players play the source's example round; the engine reaches A, D, B, C, E."""
     rules = oh.Rules(game, 5)
     assert rules.group_rank == {oh.SUCCESS_NO_BREAK: 0, oh.FAILED: 1, oh.SUCCESS_BREAK: 2}
-    qa = quest(game, "quest_egg", 6)        # A: 3 events, limit 6: 3 urge, success, no break
-    qb = quest(game, "quest_escort", 6)     # B: 6 events, limit 6: 12 urge, accident
+    qa = quest(game, "quest_egg", 8)        # A: 3 events, limit 8: 3 urge, success, no break
+    qb = quest(game, "quest_escort", 8)     # B: 6 events, limit 8: 12 urge, accident
     qc = quest(game, "quest_herbs", 5)      # C: 2 events, limit 5: success, then a break
-    qd = quest(game, "quest_herbs", 2)      # D: 2 events, limit 2: 3 urge, accident
+    qd = quest(game, "quest_herbs", 3)      # D: 2 events, limit 3: 4 urge, accident
     qe = quest(game, "quest_egg", 5)        # E: 3 events, limit 5: success, then a break
     ones, twos = events_with(game, 1), events_with(game, 2)
-    ev = ones[0:3] + twos[0:6] + ones[3:5] + [twos[6], ones[5]] + ones[6:9]
+    ev = ones[0:3] + twos[0:6] + ones[3:5] + twos[6:8] + ones[6:9]
     s = rules.new_state(random.Random(0), stacked(game, [qa, qb, qc, qd, qe], ev))
     for seat, q in enumerate([qa, qb, qc, qd]):
         assert s.phase == oh.CHOOSE and s.current_player() == seat
@@ -75,7 +75,7 @@ def test_worked_example_played_through_the_engine(game):
     # opening cards: decline every break on the road
     hold_until(s, oh.AFTER)
     assert [sum(o) for o in s.opened] == [3, 6, 2, 2, 3]
-    assert s.urge == [[3], [12], [2], [3], [3]]
+    assert s.urge == [[3], [12], [2], [4], [3]]
     # boss checks from the fewest opened cards: C (2), D (2), A (3), E (3), B (6)
     assert s.boss == [2, 3, 0, 4, 1]
     assert s.current_player() == 2
@@ -103,7 +103,7 @@ def test_worked_example_played_through_the_engine(game):
 
 def test_restroom_resets_urge_and_elf_adds(game):
     rules = oh.Rules(game, 1)
-    q = quest(game, "quest_escort", 12)               # 6 events
+    q = quest(game, "quest_escort", 11)               # 6 events
     twos = events_with(game, 2)
     s = rules.new_state(random.Random(0), stacked(game, [q], twos[:6], [flowers(game, "restroom")[0], flowers(game, "elf")[0]]))
     s.apply(f"take:{q}")
@@ -116,7 +116,7 @@ def test_restroom_resets_urge_and_elf_adds(game):
     s.apply("restroom")                               # this time an elf: +1, then the next event
     assert s.opened == [[5]] and s.urge == [[2 + 1 + 2]]
     assert s.rows[0][0][1] == rules.index[flowers(game, "restroom")[0]]
-    hold_until(s, oh.AFTER)                           # 11 <= 12: success
+    hold_until(s, oh.AFTER)                           # 11 <= 11: success
     assert s.urge == [[11]] and s.breaks == [2]
 
 
@@ -133,18 +133,18 @@ def test_no_break_just_before_the_boss(game):
 
 def test_boss_limit_is_at_most(game):
     rules = oh.Rules(game, 2)
-    ok = quest(game, "quest_egg", 5)
-    bad = quest(game, "quest_egg", 4)
-    s = rules.new_state(random.Random(0), stacked(game, [ok, bad], events_with(game, 1)[:3] + events_with(game, 2)[:2] + events_with(game, 1)[3:4]))
+    ok = quest(game, "quest_egg", 6)
+    bad = quest(game, "quest_egg", 5)
+    s = rules.new_state(random.Random(0), stacked(game, [ok, bad], events_with(game, 2)[:6]))
     s.apply(f"take:{ok}")                             # seat 0; seat 1 gets the last quest automatically
     hold_until(s, oh.AFTER)
-    assert s.urge == [[3], [5]]
-    # seat 0: 3 <= 5 succeeds; seat 1: 5 > 4 is an accident
+    assert s.urge == [[6], [6]]
+    # seat 0: 6 <= 6 succeeds; seat 1: 6 > 5 is an accident
     assert s.current_player() == 0
     s.apply("skip")
     assert s.round == 2
     assert [len(d) for d in s.done] == [1, 0]
-    assert s.urge == [[3], [0]]
+    assert s.urge == [[6], [0]]
     assert s.accidents == [0, 1]
     assert s.order == [0, 1]
 
@@ -246,11 +246,11 @@ def test_two_character_persuasion_and_either_accident(game):
     s.apply("skip")
     assert len(s.done[0]) == 1
     # either accident fails the quest; only the one who had it drops to 0 (decision)
-    herbs = quest(game, "quest_herbs", 2)
-    s2 = rules.new_state(random.Random(0), stacked(game, [herbs], events_with(game, 1)[:2] + events_with(game, 3)[:2]))
+    herbs = quest(game, "quest_herbs", 3)
+    s2 = rules.new_state(random.Random(0), stacked(game, [herbs], events_with(game, 1)[:1] + events_with(game, 2)[:1] + events_with(game, 3)[:2]))
     s2.apply(f"take:{herbs}")
     hold_until(s2, oh.CHOOSE)                         # failed: no question, next round
-    assert s2.accidents == [1] and s2.urge == [[2, 0]] and s2.done == [[]]
+    assert s2.accidents == [1] and s2.urge == [[3, 0]] and s2.done == [[]]
 
 
 # ---- setup checks, simulation, determinism, policies -----------------------------------------
