@@ -37,7 +37,7 @@ from typing import Callable, Mapping, Sequence
 from ..checks import CheckResult
 from ..model import Game
 from . import core
-from .core import TERMINAL, GameResult, InvariantError
+from .core import GameResult, InvariantError
 
 # phases
 SETUP_PROFILE = "profile"
@@ -48,7 +48,7 @@ PROFILE_CHANGE = "profile_change"
 FORCE = "force"
 EVENT = "event"
 TARGET = "target"
-OVER = "over"
+OVER = core.OVER
 
 ALICE_KINDS = ("suspect", "detective", "nuisance")
 KNOWN_EVENTS = (
@@ -232,7 +232,7 @@ class Rules(core.Rules):
         return State(self, rng, decks)
 
 
-class State(core.State):
+class State(core.ChoiceState):
     __slots__ = (
         "rules", "rng", "history", "n", "decks", "records", "memos", "discards", "profiles",
         "changes_left", "phase", "turn", "actor", "pending", "events_used", "ev_card", "ev_owner",
@@ -272,15 +272,6 @@ class State(core.State):
             self._start_investigation(0)
 
     # ---- core API --------------------------------------------------------------------------
-
-    def current_player(self) -> int:
-        return TERMINAL if self.phase == OVER else self.actor
-
-    def legal_actions(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = sorted(self.options) if self.phase != OVER else []
-        return legal
 
     def _apply(self, action: str) -> None:
         self._legal = None

@@ -111,6 +111,31 @@ class State:
             raise InvariantError(f"card conservation broken: missing {missing[:6]}, duplicated or unknown {extra[:6]}")
 
 
+OVER = "over"  # the phase of a finished game in states built on ChoiceState
+
+
+class ChoiceState(State):
+    """A state whose next decision is a list of string options for one seat (`actor`).
+
+    Subclasses set `phase`, `actor` and `options` (and reset `_legal` to None) whenever a new
+    decision starts; the sorted legal list is computed once per decision.
+    """
+
+    phase: str
+    actor: int
+    options: list[str]
+    _legal: list[str] | None
+
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == OVER else self.actor
+
+    def legal_actions(self) -> list[str]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = sorted(self.options) if self.phase != OVER else []
+        return legal
+
+
 class Rules:
     """A game's description: the model, the player count and the variant."""
 

@@ -37,12 +37,12 @@ from typing import Callable, Mapping, Sequence
 from ..checks import CheckResult
 from ..model import Game
 from . import core
-from .core import TERMINAL, GameResult, InvariantError
+from .core import GameResult, InvariantError
 
 CHOOSE = "choose"
 DECLARE = "declare"
 AFTER = "after"
-OVER = "over"
+OVER = core.OVER
 
 SUCCESS_NO_BREAK = "success_no_restroom"
 FAILED = "failed"
@@ -167,7 +167,7 @@ class Rules(core.Rules):
         return State(self, rng, quests[::-1], events[::-1], flowers[::-1])
 
 
-class State(core.State):
+class State(core.ChoiceState):
     __slots__ = (
         "rules", "rng", "history", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
         "fdown", "offer", "quest", "rows", "opened", "urge", "done", "held", "status", "went",
@@ -214,15 +214,6 @@ class State(core.State):
         self._start_round()
 
     # ---- core API --------------------------------------------------------------------------
-
-    def current_player(self) -> int:
-        return TERMINAL if self.phase == OVER else self.actor
-
-    def legal_actions(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = sorted(self.options) if self.phase != OVER else []
-        return legal
 
     def _apply(self, action: str) -> None:
         self._legal = None
