@@ -997,16 +997,6 @@ def id_range(ids: list[str]) -> str:
     return _id_range(ids)
 
 
-def mapping_appendix_flowables(game: Game, lang: str) -> list:
-    """The rulebook's standard-deck appendix (platypus flowables); [] without a mapping.yaml.
-
-    The drawing lives in `cardgen.render.standard_sheet`; this is the hook the rulebook calls.
-    """
-    from .render.standard_sheet import mapping_appendix_flowables as flowables
-
-    return flowables(game, lang)
-
-
 def format_report(report: MappingReport, game: Game | None = None) -> str:
     """The mapping as a plain-text table for `cardgen mapping` (problems are printed separately)."""
     total, mapped, to_print = len(report.entries), len(report.mapped), len(report.must_print)

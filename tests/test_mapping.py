@@ -17,10 +17,9 @@ from cardgen.mapping import (
     StandardCard,
     corner_index,
     load_mapping,
-    mapping_appendix_flowables,
     parse_standard_card,
 )
-from cardgen.render.standard_sheet import build_standard_sheet, write_standard_sheet
+from cardgen.render.standard_sheet import build_standard_sheet, mapping_appendix_flowables, write_standard_sheet
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BUNDLED = ("llll", "requiem", "alice", "ohanatsumi")

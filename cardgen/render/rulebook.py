@@ -1463,19 +1463,10 @@ def _template_line(exc: BaseException) -> int:
 # ============================================================================ appendix hook
 
 def appendix_flowables(game: Game, lang: str) -> list[Flowable]:
-    """The standard-deck reference appendix, from `cardgen.mapping` when it offers one.
+    """The standard-deck reference appendix; [] for a game without a mapping.yaml."""
+    from .standard_sheet import mapping_appendix_flowables
 
-    Looks for `mapping_appendix_flowables(game, lang)` in cardgen/mapping.py; returns [] until
-    that exists, so a rulebook that calls `{{ appendix() }}` builds either way.
-    """
-    try:
-        from .. import mapping  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    hook = getattr(mapping, "mapping_appendix_flowables", None) or getattr(mapping, "appendix_flowables", None)
-    if hook is None:
-        return []
-    return list(hook(game, lang) or [])
+    return list(mapping_appendix_flowables(game, lang))
 
 
 # ============================================================================ public API
