@@ -446,30 +446,106 @@ def _ring(c, p):
     c.circle(50, 50, 46, stroke=1, fill=0)
 
 
-def _spade(c, p):
-    path = c.beginPath()
-    path.moveTo(50, 98)
-    path.curveTo(30, 76, 6, 64, 6, 44)
-    path.curveTo(6, 30, 16, 22, 28, 22)
-    path.curveTo(38, 22, 45, 28, 47, 34)
-    path.lineTo(40, 4)
-    path.lineTo(60, 4)
-    path.lineTo(53, 34)
-    path.curveTo(55, 28, 62, 22, 72, 22)
-    path.curveTo(84, 22, 94, 30, 94, 44)
-    path.curveTo(94, 64, 70, 76, 50, 98)
-    path.close()
-    _fill(c, p, path)
-
-
-def _club(c, p):
-    for x, y in ((50, 72), (28, 42), (72, 42)):
-        _fill(c, p, _circle(c, x, y, 20))
-    _fill(c, p, _poly(c, [(46, 50), (54, 50), (62, 4), (38, 4)]))
-
-
 def _suit_heart(c, p):
     _fill(c, p, _heart_path(c))
+
+
+# --- standard playing-card suits (the standard-deck sheet and corner indices) -----------------
+
+def _tangent_points(px: float, py: float, cx: float, cy: float, r: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The two points where lines from (px, py) touch the circle (cx, cy, r)."""
+    dx, dy = px - cx, py - cy
+    d = math.hypot(dx, dy)
+    a = math.acos(r / d)
+    base = math.atan2(dy, dx)
+    return ((cx + r * math.cos(base + a), cy + r * math.sin(base + a)),
+            (cx + r * math.cos(base - a), cy + r * math.sin(base - a)))
+
+
+def _lobes(canvas, cx: float, cy: float, s: float, tip_y: float, lobe_y: float) -> None:
+    """A heart-like shape of height s centred at (cx, cy): two lobes and a tip (tip up or down)."""
+    r = 0.27 * s
+    lx, rx, ly = cx - 0.235 * s, cx + 0.235 * s, cy + lobe_y * s
+    tx, ty = cx, cy + tip_y * s
+    canvas.circle(lx, ly, r, stroke=0, fill=1)
+    canvas.circle(rx, ly, r, stroke=0, fill=1)
+    outer_l = min(_tangent_points(tx, ty, lx, ly, r), key=lambda p: p[0])
+    outer_r = max(_tangent_points(tx, ty, rx, ly, r), key=lambda p: p[0])
+    path = canvas.beginPath()
+    path.moveTo(tx, ty)
+    path.lineTo(*outer_l)
+    path.lineTo(lx, ly)
+    path.lineTo(rx, ly)
+    path.lineTo(*outer_r)
+    path.close()
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def _stem(canvas, cx: float, cy: float, s: float, top: float) -> None:
+    path = canvas.beginPath()
+    path.moveTo(cx - 0.03 * s, cy + top * s)
+    path.curveTo(cx - 0.04 * s, cy - 0.3 * s, cx - 0.12 * s, cy - 0.44 * s, cx - 0.19 * s, cy - 0.5 * s)
+    path.lineTo(cx + 0.19 * s, cy - 0.5 * s)
+    path.curveTo(cx + 0.12 * s, cy - 0.44 * s, cx + 0.04 * s, cy - 0.3 * s, cx + 0.03 * s, cy + top * s)
+    path.close()
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def _suit_star(canvas, cx: float, cy: float, s: float) -> None:
+    path = canvas.beginPath()
+    for i in range(10):
+        radius = 0.5 * s if i % 2 == 0 else 0.2 * s
+        angle = math.pi / 2 + i * math.pi / 5
+        x, y = cx + radius * math.cos(angle), cy + radius * math.sin(angle) - 0.03 * s
+        path.moveTo(x, y) if i == 0 else path.lineTo(x, y)
+    path.close()
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def draw_suit(canvas, suit: str | None, cx: float, cy: float, size: float, fill) -> None:
+    """Draw a suit symbol of height `size` centred on (cx, cy) as filled vector shapes.
+
+    `suit` is spades, hearts, diamonds or clubs; anything else (a joker) draws a star. The fill
+    colour is set here and restored afterwards.
+    """
+    canvas.saveState()
+    canvas.setFillColor(fill)
+    s = size
+    if suit == "diamonds":
+        path = canvas.beginPath()
+        path.moveTo(cx, cy + 0.5 * s)
+        path.lineTo(cx + 0.37 * s, cy)
+        path.lineTo(cx, cy - 0.5 * s)
+        path.lineTo(cx - 0.37 * s, cy)
+        path.close()
+        canvas.drawPath(path, stroke=0, fill=1)
+    elif suit == "hearts":
+        _lobes(canvas, cx, cy, s, tip_y=-0.5, lobe_y=0.23)
+    elif suit == "spades":
+        _lobes(canvas, cx, cy + 0.08 * s, s * 0.86, tip_y=0.5 / 0.86 * 0.92, lobe_y=-0.14)
+        _stem(canvas, cx, cy, s, top=0.0)
+    elif suit == "clubs":
+        r = 0.2 * s
+        canvas.circle(cx, cy + 0.27 * s, r, stroke=0, fill=1)
+        canvas.circle(cx - 0.23 * s, cy - 0.06 * s, r, stroke=0, fill=1)
+        canvas.circle(cx + 0.23 * s, cy - 0.06 * s, r, stroke=0, fill=1)
+        canvas.circle(cx, cy + 0.05 * s, 0.12 * s, stroke=0, fill=1)
+        _stem(canvas, cx, cy, s, top=0.05)
+    else:
+        _suit_star(canvas, cx, cy, s)
+    canvas.restoreState()
+
+
+def suit_width(size: float) -> float:
+    """The width `draw_suit` uses at this height (for layout)."""
+    return 0.8 * size
+
+
+def _standard_suit(suit: str) -> IconFn:
+    """A standard suit as a layout icon, filling the unit square in the box's colour."""
+    def draw(c, p):
+        draw_suit(c, suit, 50, 50, 100, p.colour)
+    return draw
 
 
 ICONS: dict[str, IconFn] = {
@@ -517,8 +593,10 @@ ICONS: dict[str, IconFn] = {
     "diamond": _diamond,
     "circle": _circle_icon,
     "ring": _ring,
-    "spade": _spade,
-    "club": _club,
+    # standard suits (suit_heart is the rounder heart of the alice back)
+    "suit_spade": _standard_suit("spades"),
+    "suit_club": _standard_suit("clubs"),
+    "suit_diamond": _standard_suit("diamonds"),
     "suit_heart": _suit_heart,
 }
 

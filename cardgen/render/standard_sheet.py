@@ -29,6 +29,8 @@ from ..fonts import register_fonts
 from ..mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
 from ..model import Game, Text
 from ..text import break_lines
+from . import icons
+from .icons import suit_width
 
 RED = colors.HexColor("#C8102E")
 BLACK = colors.HexColor("#111111")
@@ -48,95 +50,9 @@ def suit_colour(suit: str | None) -> colors.Color:
     return BLACK
 
 
-# --- vector suits -----------------------------------------------------------------------------
-
-def _tangent_points(px: float, py: float, cx: float, cy: float, r: float) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The two points where lines from (px, py) touch the circle (cx, cy, r)."""
-    dx, dy = px - cx, py - cy
-    d = math.hypot(dx, dy)
-    a = math.acos(r / d)
-    base = math.atan2(dy, dx)
-    return ((cx + r * math.cos(base + a), cy + r * math.sin(base + a)),
-            (cx + r * math.cos(base - a), cy + r * math.sin(base - a)))
-
-
-def _lobes(canvas, cx: float, cy: float, s: float, tip_y: float, lobe_y: float) -> None:
-    """A heart-like shape of height s centred at (cx, cy): two lobes and a tip (tip up or down)."""
-    r = 0.27 * s
-    lx, rx, ly = cx - 0.235 * s, cx + 0.235 * s, cy + lobe_y * s
-    tx, ty = cx, cy + tip_y * s
-    canvas.circle(lx, ly, r, stroke=0, fill=1)
-    canvas.circle(rx, ly, r, stroke=0, fill=1)
-    outer_l = min(_tangent_points(tx, ty, lx, ly, r), key=lambda p: p[0])
-    outer_r = max(_tangent_points(tx, ty, rx, ly, r), key=lambda p: p[0])
-    path = canvas.beginPath()
-    path.moveTo(tx, ty)
-    path.lineTo(*outer_l)
-    path.lineTo(lx, ly)
-    path.lineTo(rx, ly)
-    path.lineTo(*outer_r)
-    path.close()
-    canvas.drawPath(path, stroke=0, fill=1)
-
-
-def _stem(canvas, cx: float, cy: float, s: float, top: float) -> None:
-    path = canvas.beginPath()
-    path.moveTo(cx - 0.03 * s, cy + top * s)
-    path.curveTo(cx - 0.04 * s, cy - 0.3 * s, cx - 0.12 * s, cy - 0.44 * s, cx - 0.19 * s, cy - 0.5 * s)
-    path.lineTo(cx + 0.19 * s, cy - 0.5 * s)
-    path.curveTo(cx + 0.12 * s, cy - 0.44 * s, cx + 0.04 * s, cy - 0.3 * s, cx + 0.03 * s, cy + top * s)
-    path.close()
-    canvas.drawPath(path, stroke=0, fill=1)
-
-
-def _star(canvas, cx: float, cy: float, s: float) -> None:
-    path = canvas.beginPath()
-    for i in range(10):
-        radius = 0.5 * s if i % 2 == 0 else 0.2 * s
-        angle = math.pi / 2 + i * math.pi / 5
-        x, y = cx + radius * math.cos(angle), cy + radius * math.sin(angle) - 0.03 * s
-        path.moveTo(x, y) if i == 0 else path.lineTo(x, y)
-    path.close()
-    canvas.drawPath(path, stroke=0, fill=1)
-
-
 def draw_suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> None:
-    """Draw a suit symbol of height `size` centred on (cx, cy) as filled vector shapes.
-
-    `suit` is spades, hearts, diamonds or clubs; for a joker pass None, "red" or "black"
-    (a star). The fill colour is set here and restored afterwards.
-    """
-    canvas.saveState()
-    canvas.setFillColor(suit_colour(suit))
-    s = size
-    if suit == "diamonds":
-        path = canvas.beginPath()
-        path.moveTo(cx, cy + 0.5 * s)
-        path.lineTo(cx + 0.37 * s, cy)
-        path.lineTo(cx, cy - 0.5 * s)
-        path.lineTo(cx - 0.37 * s, cy)
-        path.close()
-        canvas.drawPath(path, stroke=0, fill=1)
-    elif suit == "hearts":
-        _lobes(canvas, cx, cy, s, tip_y=-0.5, lobe_y=0.23)
-    elif suit == "spades":
-        _lobes(canvas, cx, cy + 0.08 * s, s * 0.86, tip_y=0.5 / 0.86 * 0.92, lobe_y=-0.14)
-        _stem(canvas, cx, cy, s, top=0.0)
-    elif suit == "clubs":
-        r = 0.2 * s
-        canvas.circle(cx, cy + 0.27 * s, r, stroke=0, fill=1)
-        canvas.circle(cx - 0.23 * s, cy - 0.06 * s, r, stroke=0, fill=1)
-        canvas.circle(cx + 0.23 * s, cy - 0.06 * s, r, stroke=0, fill=1)
-        canvas.circle(cx, cy + 0.05 * s, 0.12 * s, stroke=0, fill=1)
-        _stem(canvas, cx, cy, s, top=0.05)
-    else:
-        _star(canvas, cx, cy, s)
-    canvas.restoreState()
-
-
-def suit_width(size: float) -> float:
-    """The width `draw_suit` uses at this height (for layout)."""
-    return 0.8 * size
+    """A standard suit (or a joker star for None, "red", "black") in its print colour; see icons.draw_suit."""
+    icons.draw_suit(canvas, suit, cx, cy, size, suit_colour(suit))
 
 
 def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, size: float,
