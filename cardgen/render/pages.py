@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from ..fonts import register_fonts
+from ..fonts import GOTHIC
 from ..model import Game, Text
 from ..text import break_lines
+from .sheet import PAPERS, new_canvas
 
-PAGE_W, PAGE_H = A4
+A4_MM = PAPERS["a4"]
+PAGE_W, PAGE_H = A4_MM[0] * mm, A4_MM[1] * mm
 MARGIN = 15 * mm
 INK = (0.15, 0.15, 0.15)
 RULE = (0.55, 0.55, 0.55)
@@ -34,20 +35,15 @@ class PageWriter:
     page: int = 0
     y: float = 0.0
 
+    font: str = GOTHIC
+
     @classmethod
     def create(cls, buffer, game: Game, lang: str, document_title: str) -> "PageWriter":
-        gothic, _ = register_fonts()
-        # The initial font would otherwise be Helvetica, referenced but never embedded.
-        canvas = Canvas(buffer, pagesize=A4, invariant=1, pageCompression=1, initialFontName=gothic)
-        canvas.setTitle(f"{game.title.get(lang)} — {document_title}")
-        canvas.setAuthor("cardgen")
-        canvas.setCreator("cardgen")
+        """A writer on an A4 canvas set up like every other cardgen PDF (see sheet.new_canvas)."""
+        canvas = new_canvas(buffer, A4_MM, f"{game.title.get(lang)} — {document_title}")
         writer = cls(canvas, game, lang, document_title)
-        writer.font = gothic
         writer.new_page()
         return writer
-
-    font: str = "IPAexGothic"
 
     @property
     def width(self) -> float:
