@@ -55,7 +55,7 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool) -> None:
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
     else:
         for report in reports:
-            click.echo(f"{report.game_id}: {'ok' if report.ok else 'FAILED'}")
+            click.echo(f"{report.game_id}: {'ok' if report.ok else 'FAILED'} ({report.summary})")
             for result in report.results:
                 mark = "ok  " if result.ok else "FAIL"
                 where = f" ({result.location})" if result.location and not result.ok else ""

@@ -171,3 +171,13 @@ def test_copy_count_icons_are_checked_against_the_layout(tmp_path):
     layout.write_text(text.replace('count: "{{ card.count }}"', 'count: "{{ card.vp }}"'), encoding="utf-8")
     bad = {r.id: r for r in check_game(load_game(str(data)), simulate=False).results}["claim-copy-count-icons"]
     assert not bad.ok and "LL01 shows 5, has 2" in bad.message
+
+
+def test_numbered_ids_with_a_gap_fail_the_check(game_copy):
+    folder = game_copy("requiem")
+    path = folder / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("      - {suit: hourglass}\n      - {suit: coffin}\n",
+                                 "      - {suit: hourglass, id: RQ99}\n      - {suit: coffin}\n", 1), encoding="utf-8")
+    result = {r.id: r for r in check_game(load_game(str(folder)), simulate=False).results}["contiguous-ids"]
+    assert not result.ok and "do not run 1..49" in result.message
