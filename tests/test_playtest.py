@@ -142,3 +142,19 @@ def test_report_command_writes_pdf(tmp_path):
     pdf = (tmp_path / "alice" / "alice-balance.pdf").read_bytes()
     text = squash("".join(page_texts(pdf)))
     assert "Successrate" in text and "40games·seed3" in text
+
+
+def test_a_sheet_text_naming_an_unknown_parameter_is_a_clear_error(tmp_path):
+    import shutil
+
+    from cardgen.errors import CardgenError
+    from cardgen.load import bundled_games_dir, package_root
+
+    shutil.copytree(bundled_games_dir() / "llll", tmp_path / "card_data" / "llll")
+    shutil.copytree(package_root() / "templates" / "llll", tmp_path / "templates" / "llll")
+    spec = tmp_path / "templates" / "llll" / "playtest.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("param('starting_action_points')", "param('starting_points')"),
+                    encoding="utf-8")
+    with pytest.raises(CardgenError) as info:
+        build_playtest(load_game(str(tmp_path / "card_data" / "llll")), "en")
+    assert "playtest.yaml" in str(info.value) and "starting_points" in str(info.value)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import io
 import math
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import yaml
 from reportlab.lib.units import mm
 
@@ -85,40 +87,52 @@ def build_playtest(game: Game, lang: str) -> bytes:
     return buffer.getvalue()
 
 
+_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+@lru_cache(maxsize=512)
+def _template(source: str) -> jinja2.Template:
+    return _JINJA.from_string(source)
+
+
+def _text(game: Game, value: Any, lang: str, **values: Any) -> str:
+    """A sheet text in `lang`, rendered with Jinja like layouts and rulebooks: {{ param('rounds') }}, {{ n }}."""
+    source = text_of(value, lang)
+    if "{" not in source:
+        return source
+    try:
+        return _template(source).render(param=game.param, game=game, **values)
+    except (jinja2.TemplateError, KeyError) as exc:
+        raise CardgenError(f"templates/{game.id}/playtest.yaml: text {source!r}: {exc}; "
+                           "use {{ param('name') }} with a parameter from game.yaml, or {{ n }} in a numbered label") from None
+
+
 def _labels(game: Game, lang: str, rows: Any) -> list[str]:
     if isinstance(rows, list):
-        return [text_of(r, lang) for r in rows]
+        return [_text(game, r, lang) for r in rows]
     count = resolve_count(game, rows["count"])
-    return [text_of(rows["label"], lang).format(n=n) for n in range(1, count + 1)]
+    return [_text(game, rows["label"], lang, n=n) for n in range(1, count + 1)]
 
 
-def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict) -> None:
+def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict, **values: Any) -> None:
     if "text" in block:
-        writer.paragraph(_fill(game, text_of(block["text"], lang)))
+        writer.paragraph(_text(game, block["text"], lang, **values))
     elif "grid" in block:
-        _draw_grid(writer, game, lang, block["grid"])
+        _draw_grid(writer, game, lang, block["grid"], **values)
     elif "param_table" in block:
         table = block["param_table"]
         if table.get("title"):
-            writer.heading(text_of(table["title"], lang), size=11)
-        headers = [text_of(h, lang) for h in table["columns"]]
+            writer.heading(_text(game, table["title"], lang, **values), size=11)
+        headers = [_text(game, h, lang) for h in table["columns"]]
         rows = [[_cell(game, lang, entry, key) for key in table["keys"]] for entry in game.param(table["param"])]
         writer.grid(headers, rows, row_height=6.5 * mm)
     elif "repeat" in block:
         count = resolve_count(game, block["repeat"]["count"])
         for n in range(1, count + 1):
             for inner in block["repeat"]["blocks"]:
-                _draw_block(writer, game, lang, _format_titles(inner, lang, n))
+                _draw_block(writer, game, lang, inner, n=n)
     else:
         raise CardgenError(f"{game.id}: playtest block {sorted(block)} is unknown; use text, grid, param_table or repeat")
-
-
-def _format_titles(block: dict, lang: str, n: int) -> dict:
-    if "grid" in block and "title" in block["grid"]:
-        grid = dict(block["grid"])
-        grid["title"] = text_of(grid["title"], lang).format(n=n)
-        return {"grid": grid}
-    return block
 
 
 def _cell(game: Game, lang: str, entry: Any, key: str) -> str:
@@ -128,27 +142,18 @@ def _cell(game: Game, lang: str, entry: Any, key: str) -> str:
     return "" if value is None else str(value)
 
 
-def _fill(game: Game, text: str) -> str:
-    """Replace {param_name} with the rule parameter's value."""
-    out = text
-    for name, value in game.parameters.items():
-        if isinstance(value, (int, str)):
-            out = out.replace("{" + name + "}", str(value))
-    return out
-
-
-def _draw_grid(writer: PageWriter, game: Game, lang: str, grid: dict) -> None:
+def _draw_grid(writer: PageWriter, game: Game, lang: str, grid: dict, **values: Any) -> None:
     if grid.get("title"):
-        writer.heading(_fill(game, text_of(grid["title"], lang)), size=11)
-    row_labels = [_fill(game, label) for label in _labels(game, lang, grid["rows"])]
-    columns = [_fill(game, text_of(c, lang)) for c in grid["columns"]]
+        writer.heading(_text(game, grid["title"], lang, **values), size=11)
+    row_labels = _labels(game, lang, grid["rows"])
+    columns = [_text(game, c, lang) for c in grid["columns"]]
     label_header = text_of(grid.get("label_header", ""), lang)
     groups = None
     if "per_player" in grid:
         players = resolve_count(game, grid["per_player"].get("count", "players"))
-        group_label = text_of(grid["per_player"]["label"], lang)
         headers = [label_header] + columns * players
-        groups = [("", 1)] + [(group_label.format(n=n), len(columns)) for n in range(1, players + 1)]
+        groups = [("", 1)] + [(_text(game, grid["per_player"]["label"], lang, n=n), len(columns))
+                              for n in range(1, players + 1)]
         widths = [grid.get("label_width", 1.4)] + [1.0] * (len(columns) * players)
     else:
         headers = [label_header] + columns
