@@ -187,9 +187,9 @@ def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: i
     from .render.report import report_runs, write_balance_report
 
     loaded = load_game(game)
-    total = count * len(report_runs(loaded))
-    with click.progressbar(length=total, label="simulating", file=sys.stderr) as bar:
-        path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update)
+    runs = report_runs(loaded)
+    with click.progressbar(length=count * len(runs), label="simulating", file=sys.stderr) as bar:
+        path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs)
     click.echo(f"wrote {path}")
 
 

@@ -63,10 +63,11 @@ def report_runs(game: Game) -> list[ReportRun]:
 
 
 def run_report(game: Game, games: int, seed: int, workers: int | None = None,
-               progress: Callable[[int], None] | None = None) -> list[tuple[ReportRun, dict]]:
+               progress: Callable[[int], None] | None = None,
+               runs: list[ReportRun] | None = None) -> list[tuple[ReportRun, dict]]:
     """Simulate every run of the game's report; return each run with its `as_dict()` result."""
     results = []
-    for run in report_runs(game):
+    for run in runs if runs is not None else report_runs(game):
         report = simulate(game, games=games, seed=seed, players=run.players, policies=list(run.policies),
                           workers=workers, variant=run.variant, rotate=run.rotate, progress=progress)
         results.append((run, report.as_dict()))
@@ -87,8 +88,9 @@ def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, d
 
 
 def write_balance_report(game: Game, lang: str, out_dir: str | Path, games: int, seed: int,
-                         workers: int | None = None, progress: Callable[[int], None] | None = None) -> tuple[Path, list]:
-    results = run_report(game, games, seed, workers, progress)
+                         workers: int | None = None, progress: Callable[[int], None] | None = None,
+                         runs: list[ReportRun] | None = None) -> tuple[Path, list]:
+    results = run_report(game, games, seed, workers, progress, runs)
     pdf = build_balance_report(game, lang, results)
     return write_atomic(Path(out_dir) / game.id / f"{game.id}-balance.pdf", pdf), results
 
