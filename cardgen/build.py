@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from . import sizes
 from .errors import CardgenError, Problem
 from .files import write_atomic
 from .model import Game
@@ -30,9 +31,7 @@ from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.sheet import CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, PAPERS, SheetLayout, calibration_pdf, compute_layout, sheets_pdf
 
 OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest")
-CARD_SIZE_NAMES = ("poker", "bridge", "mini", "euro", "tarot")
 MAX_BACK_OFFSET_MM = 10.0
-_WXH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\.\d+)?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -108,13 +107,10 @@ def parse_back_offset(text: str) -> tuple[float, float]:
 
 def parse_card_size(text: str) -> str:
     """Accept a named size or WxH in mm; return it normalised ("63x88")."""
-    spec = str(text).strip().lower()
-    if spec in CARD_SIZE_NAMES:
-        return spec
-    match = _WXH.match(spec)
-    if match and float(match.group(1)) > 0 and float(match.group(2)) > 0:
-        return f"{match.group(1)}x{match.group(2)}"
-    raise CardgenError(f"--card-size {text!r} is unknown; use {', '.join(CARD_SIZE_NAMES)} or WxH in mm, e.g. 63x88")
+    try:
+        return sizes.normalise(text)
+    except sizes.CardSizeError as exc:
+        raise CardgenError(f"--card-size {str(exc)[len('card size '):]}") from None
 
 
 def make_options(
@@ -191,7 +187,7 @@ def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
     try:
         return tuple(card_size_mm(game, spec))  # type: ignore[return-value]
     except (KeyError, ValueError) as exc:
-        raise CardgenError(f"card size {spec or game.card_size!r} is unknown ({exc}); use {', '.join(CARD_SIZE_NAMES)} or WxH in mm") from None
+        raise CardgenError(f"card size {spec or game.card_size!r} is unknown ({exc}); use {sizes.GRAMMAR}") from None
 
 
 def plan_layout(game: Game, options: BuildOptions) -> SheetLayout:

@@ -8,7 +8,7 @@ from pathlib import Path
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
-from .load import package_root
+from .io.paths import package_root
 
 GOTHIC = "IPAexGothic"
 MINCHO = "IPAexMincho"

@@ -51,7 +51,7 @@ from typing import Any, Iterable
 import yaml
 
 from .errors import DataError, Problem
-from .load import _Reader
+from .io.reader import SchemaReader
 from .model import Card, Game, Location, Text
 
 MAPPING_FILE = "mapping.yaml"
@@ -373,7 +373,7 @@ def _shown(path: Path) -> str:
 class _Builder:
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.r = _Reader()
+        self.r = SchemaReader()
         self.path = mapping_path(game)
         self.assign: dict[str, _Assignment] = {}
         self.top_node: yaml.Node | None = None

@@ -47,6 +47,8 @@ class FieldSpec:
     maximum: int | None = None
     required: bool = False
     label: Text | None = None
+    # required on the cards whose other fields have these values ({deck: (event,)})
+    required_when: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,12 @@ class Game:
     source: str | None = None
     summary: Text | None = None
     back: Mapping[str, Any] = field(default_factory=dict)
+    # where things were read: "game.yaml", "cards.yaml", "parameters.<name>" -> file:line:column
+    locations: Mapping[str, Location] = field(default_factory=dict)
+
+    def where(self, key: str) -> Location | None:
+        """The location of a parameter ('parameters.rounds' or 'rounds') or file, if known."""
+        return self.locations.get(key) or self.locations.get(f"parameters.{key}")
 
     @property
     def total(self) -> int:

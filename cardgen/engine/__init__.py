@@ -5,17 +5,19 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..errors import DataError
 from ..model import Game
+
+# The engine modules a game.yaml may name; nothing else under cardgen.engine is importable by name.
+ENGINES = ("llll", "requiem", "alice", "ohanatsumi")
+
+
+def engine_by_name(name: str) -> ModuleType:
+    """The engine module called `name` (one of ENGINES; the loader refuses any other name)."""
+    if name not in ENGINES:
+        raise ValueError(f"no engine {name!r}")
+    return importlib.import_module(f"cardgen.engine.{name}")
 
 
 def engine_module(game: Game) -> ModuleType | None:
     """The game's engine module, or None when the game declares none."""
-    if not game.engine:
-        return None
-    try:
-        return importlib.import_module(f"cardgen.engine.{game.engine}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"cardgen.engine.{game.engine}":
-            raise
-        raise DataError(f"{game.root / 'game.yaml'}: engine '{game.engine}' does not exist; remove the engine key or name a module in cardgen/engine/") from None
+    return engine_by_name(game.engine) if game.engine else None

@@ -20,7 +20,8 @@ from ..fonts import register_fonts
 from ..model import Card, Game, Location, Text
 from ..text import fit_text
 from . import icons
-from .layout import CARD_SIZES_MM, Box, LayoutError, Layout, get_layout, resolve_colour
+from ..sizes import CardSizeError, size_mm
+from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
 
 # IPAex: ascender 0.88 em, descender 0.12 em.
 _ASCENT = 0.88
@@ -52,17 +53,10 @@ class Overflow:
 
 def card_size_mm(game: Game, override: str | None = None) -> tuple[float, float]:
     """The trimmed card size in mm: `override` (a size name or "WxH") or the game's card_size."""
-    spec = (override or game.card_size).strip().lower()
-    if spec in CARD_SIZES_MM:
-        return CARD_SIZES_MM[spec]
-    parts = spec.replace("×", "x").split("x")
     try:
-        w, h = (float(p) for p in parts)
-    except ValueError:
-        raise LayoutError(f"card size '{spec}' is unknown; use {', '.join(CARD_SIZES_MM)} or WxH in mm (e.g. 63x88)") from None
-    if w <= 0 or h <= 0:
-        raise LayoutError(f"card size '{spec}': width and height must be positive")
-    return w, h
+        return size_mm(override or game.card_size)
+    except CardSizeError as exc:
+        raise LayoutError(str(exc)) from None
 
 
 def faces(game: Game) -> list[tuple[Face, Face]]:

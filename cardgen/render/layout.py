@@ -60,17 +60,12 @@ import jinja2.meta
 import yaml
 
 from ..errors import DataError, Problem
-from ..load import _display_path, _Reader, package_root
+from ..io.paths import package_root
+from ..io.reader import SchemaReader, display_path as _display_path
 from ..model import LANGUAGES, Card, Game, Location, Text
+from ..sizes import CARD_SIZES_MM, size_mm
 from . import icons
 
-CARD_SIZES_MM: dict[str, tuple[float, float]] = {
-    "poker": (63.5, 88.9),
-    "bridge": (57.15, 88.9),
-    "mini": (44.0, 68.0),
-    "euro": (59.0, 92.0),
-    "tarot": (70.0, 120.0),
-}
 SAFE_MM = 3.0
 KINDS = ("rect", "text", "icon", "line")
 COMMON_KEYS = {"name", "kind", "at", "when", "rotate"}
@@ -321,11 +316,7 @@ def _mtime(path: str) -> float:
 
 
 def design_size(game: Game, size: str | None = None) -> tuple[float, float]:
-    name = size or game.card_size
-    if name in CARD_SIZES_MM:
-        return CARD_SIZES_MM[name]
-    w, h = (float(p) for p in name.lower().split("x"))
-    return w, h
+    return size_mm(size or game.card_size)
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -340,30 +331,11 @@ def load_layout(game: Game, path: Path) -> Layout:
     return layout
 
 
-class _FastReader(_Reader):
-    """load.py's reader, composing with libyaml when it is available (same nodes and marks)."""
-
-    _loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    def read(self, path: Path) -> yaml.Node | None:
-        if self._loader is yaml.SafeLoader or not path.is_file():
-            return super().read(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-            node = yaml.compose(text, Loader=self._loader)
-        except (UnicodeDecodeError, yaml.YAMLError):
-            return super().read(path)  # the pure-Python path words the error with its position
-        if node is None:
-            return super().read(path)
-        self._tag_files(node, _display_path(path))
-        return node
-
-
 class _LayoutLoader:
     def __init__(self, game: Game, path: Path):
         self.game = game
         self.path = path
-        self.r = _FastReader()
+        self.r = SchemaReader()
         self.files: list[tuple[str, float]] = []
         self.parts: dict[str, yaml.Node] = {}
         self.colours: dict[str, str] = {}

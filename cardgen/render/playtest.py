@@ -18,7 +18,7 @@ import yaml
 from reportlab.lib.units import mm
 
 from ..errors import CardgenError
-from ..load import package_root
+from ..io.paths import package_root
 from ..model import Game
 from .pages import INK, MARGIN, PAGE_W, RULE, PageWriter, text_of
 

@@ -39,7 +39,7 @@ from reportlab.platypus.frames import Frame
 from ..errors import DataError, Problem
 from ..files import write_atomic
 from ..fonts import register_fonts
-from ..load import package_root
+from ..io.paths import package_root
 from ..model import Card, CardType, Game, Location, Text
 from ..text import break_lines
 
