@@ -25,12 +25,26 @@ import random
 from typing import Any, Mapping, Sequence
 
 from ..checks import CheckResult
+from ..io import limits
+from ..io.schema import Dict, Int, Map, Str
 from ..model import Game
 from . import core
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult
 
 ABILITIES = ("princess", "noble", "general", "magician", "priest", "knight", "fortune_teller", "maid")
+
+# Every rule parameter this module reads; the loader refuses game.yaml at the line of any
+# parameter that is missing, mistyped or out of range, so the engine never sees one.
+PARAMETERS = Map({
+    "starting_action_points": Int(0, 1000),
+    "rounds": Int(1, 50),
+    "action_point_divisor": Int(1, 1000),
+    "set_aside_unseen": Dict(Int(1, limits.MAX_PLAYERS), Int(0, limits.MAX_CARDS), max_items=limits.MAX_PLAYERS),
+    "castle_face_down": Int(0, limits.MAX_PLAYERS),
+    "princess_uses_to_win": Int(1, 100),
+    "ability_action_points": Dict(Str(ABILITIES), Int(0, 100), max_items=len(ABILITIES)),
+})
 
 PICK, BID, RAISE, TAKE, ALLY, NOBLE, OVER = range(7)
 PHASE_NAMES = {PICK: "auction: pick", BID: "auction: opening bid", RAISE: "auction: bidding",
@@ -567,11 +581,26 @@ def setup_checks(game: Game) -> list[CheckResult]:
     rounds = game.param("rounds")
     set_aside = game.param("set_aside_unseen")
     out = []
+    stray = sorted(k for k in set_aside if k not in game.player_counts)
+    if stray:
+        out.append(CheckResult(
+            "setup-set-aside-players", False,
+            f"set_aside_unseen names {', '.join(map(str, stray))} player(s), outside the game's "
+            f"{game.min_players}–{game.max_players}; use player counts the game allows",
+            game.where("set_aside_unseen")))
+    if game.param("castle_face_down") > game.min_players:
+        out.append(CheckResult(
+            "setup-castle-face-down", False,
+            f"castle_face_down is {game.param('castle_face_down')}, more than the {game.min_players} castle "
+            f"cards dealt a round with {game.min_players} players; use at most {game.min_players}",
+            game.where("castle_face_down")))
     for players in game.player_counts:
         aside = set_aside.get(players, 0)
         used = rounds * players
+        ok = used + aside == game.total
         out.append(CheckResult(
-            f"setup-{players}p", used + aside == game.total,
+            f"setup-{players}p", ok,
             f"{players} players: {rounds} rounds × {players} = {used} cards + {aside} set aside = {used + aside} of {game.total}",
+            None if ok else game.where("rounds"),
         ))
     return out

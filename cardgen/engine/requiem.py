@@ -33,6 +33,8 @@ import random
 from typing import Any, Mapping, Sequence
 
 from ..checks import CheckResult
+from ..io import limits
+from ..io.schema import Dict, Int, List, Map, Str, Text
 from ..model import Game
 from . import core
 from .bots import RandomPolicy
@@ -48,6 +50,77 @@ RALLY_A = ("rally",)
 RESCUE_A = ("rescue",)
 
 WIN, MUTUAL, LOSE = "win", "mutual", "lose"
+
+_RANK = Int(1, 13)
+_POINTS = Int(-100, 100)
+# Every rule parameter this module (and the rulebook and sheets) reads; the loader refuses a
+# missing, mistyped or out-of-range one at its line. What a range cannot say (a covenant suit
+# that is not a declared suit, endings that leave a score uncovered) is a failing setup check.
+PARAMETERS = Map({
+    "suits": List(Map({"id": Str(), "first_rank": _RANK, "ja": Str(), "en": Str()}), 1, 20),
+    "rank_labels": Dict(_RANK, Str(), max_items=13),
+    "enemy_decks": Int(1, 20),
+    "arrivals_per_turn": Int(1, 20),
+    "combat": Map({"win_at_least": Int(2, 26), "mutual_at": Int(2, 26)}),
+    "all_out_defence": Map({"suit": Str(), "enemy_falls_at_least": Int(2, 26)}),
+    "covenant_suits": List(Str(), 0, 20),
+    "initial_line": Map({"princes_each": Int(0, 10), "dealt_each": Int(0, 20), "dealt_from_ranks": List(_RANK, 2, 2)}),
+    "city_deck_ranks": List(_RANK, 2, 2),
+    "initial_pool_cards": Int(0, limits.MAX_CARDS),
+    "city_deck_cards": Int(0, limits.MAX_CARDS),
+    "mage_rank": _RANK,
+    "king_rank": _RANK,
+    "prince_rank": _RANK,
+    "slaughter_king_rank": _RANK,
+    "score": Map({"per_volunteer": _POINTS, "per_recruit": _POINTS, "per_fallen_prince": _POINTS,
+                  "all_princes_fallen_extra": _POINTS, "volunteer_rank": _RANK, "recruit_rank": _RANK}),
+    "endings": List(Map({"id": Str(), "min_score": Int(-10_000, 10_000), "max_score": Int(-10_000, 10_000),
+                         "title": Text(), "kind": Text(), "text": Text()}, optional={"min_score", "max_score"}), 1, 20),
+})
+
+
+def parameter_problems(game: Game) -> list[tuple[str, str]]:
+    """(parameter, what is wrong) for what the declared ranges cannot say; empty when consistent."""
+    p = game.param
+    out: list[tuple[str, str]] = []
+    suits = [s["id"] for s in p("suits")]
+    combat = p("combat")
+    if combat["mutual_at"] >= combat["win_at_least"]:
+        out.append(("combat", f"combat.mutual_at {combat['mutual_at']} must be below combat.win_at_least {combat['win_at_least']}"))
+    defence = p("all_out_defence")["suit"]
+    if defence not in suits:
+        out.append(("all_out_defence", f"all_out_defence.suit '{defence}' is not a declared suit ({', '.join(suits)})"))
+    stray = [s for s in p("covenant_suits") if s not in suits]
+    if stray:
+        out.append(("covenant_suits", f"covenant_suits names {', '.join(stray)}, not a declared suit ({', '.join(suits)})"))
+    low, high = p("initial_line")["dealt_from_ranks"]
+    if low > high:
+        out.append(("initial_line", f"initial_line.dealt_from_ranks [{low}, {high}]: the first rank must not exceed the second"))
+    pool = sum(1 for c in game.cards if c.get("side") == "ally" and low <= c.get("rank") <= high)
+    dealt = p("initial_line")["dealt_each"] * game.max_players
+    if dealt > pool:
+        out.append(("initial_line", f"initial_line deals {dealt} cards to {game.max_players} players but ranks {low}–{high} hold {pool} allies"))
+    enemies = sum(1 for c in game.cards if c.get("side") == "enemy")
+    if enemies < p("enemy_decks"):
+        out.append(("enemy_decks", f"enemy_decks is {p('enemy_decks')} but the game has {enemies} enemy cards"))
+    for name in ("king_rank", "slaughter_king_rank"):
+        side = "ally" if name == "king_rank" else "enemy"
+        found = sum(1 for c in game.cards if c.get("side") == side and c.get("rank") == p(name))
+        if found != 1:
+            out.append((name, f"{name} {p(name)}: the deck needs exactly one {side} card of that rank, has {found}"))
+    score = p("score")
+    allies = [c.get("rank") for c in game.cards if c.get("side") == "ally"]
+    princes = sum(1 for r in allies if r == p("prince_rank"))
+    best = sum(score["per_volunteer"] if r == score["volunteer_rank"] else score["per_recruit"] if r == score["recruit_rank"] else 0
+               for r in allies)
+    worst = score["per_fallen_prince"] * princes + (score["all_princes_fallen_extra"] if princes else 0)
+    lo, hi = min(worst, best), max(worst, best)
+    gaps = [n for n in range(lo, hi + 1)
+            if not any(e.get("min_score", n) <= n <= e.get("max_score", n) for e in p("endings"))]
+    if gaps:
+        out.append(("endings", f"no ending covers the score(s) {', '.join(map(str, gaps[:8]))} (scores run {lo}..{hi}); "
+                               f"give every score an ending with min_score/max_score"))
+    return out
 
 
 def combat_outcome(game: Game, ally_rank: int, enemy_rank: int) -> str:
@@ -76,6 +149,10 @@ class Rules(core.Rules):
 
     def __init__(self, game: Game, players: int = 3, variant: str = "standard") -> None:
         super().__init__(game, players, variant)
+        problems = parameter_problems(game)
+        if problems:
+            name, message = problems[0]
+            raise ValueError(f"{game.where(name) or game.where('game.yaml')}: {message}")
         p = game.param
         self.rank: dict[str, int] = {c.id: c.get("rank") for c in game.cards}
         self.suit: dict[str, str] = {c.id: c.get("suit") for c in game.cards}
@@ -689,40 +766,60 @@ def setup_checks(game: Game) -> list[CheckResult]:
     city_extra = [c.id for c in game.cards if c.get("side") == "ally" and c.get("rank") in (city_low, city_high) and not low <= c.get("rank") <= high]
     city = len(pool) - dealt + len(city_extra)
     enemies = [c for c in game.cards if c.get("side") == "enemy"]
-    return [
+    here = game.where
+    decks = game.param("enemy_decks")
+    results = [
         CheckResult("setup-princes", len(princes) == game.max_players,
-                    f"{len(princes)} princes for {game.max_players} players"),
+                    f"{len(princes)} princes for {game.max_players} players", here("prince_rank")),
         CheckResult("setup-initial-deal", len(pool) == game.param("initial_pool_cards") and dealt <= len(pool),
-                    f"ranks {low}–{high}: {len(pool)} cards, {dealt} dealt ({line['dealt_each']} each)"),
+                    f"ranks {low}–{high}: {len(pool)} cards, {dealt} dealt ({line['dealt_each']} each)", here("initial_line")),
         CheckResult("setup-city-deck", city == game.param("city_deck_cards"),
-                    f"city deck: {len(pool) - dealt} left of ranks {low}–{high} + {len(city_extra)} (K and 7s) = {city} cards"),
-        CheckResult("setup-enemy-decks", len(enemies) % game.param("enemy_decks") == 0,
-                    f"{len(enemies)} enemies in {game.param('enemy_decks')} decks of {len(enemies) // game.param('enemy_decks')}"),
+                    f"city deck: {len(pool) - dealt} left of ranks {low}–{high} + {len(city_extra)} (K and 7s) = {city} cards",
+                    here("city_deck_cards")),
+        CheckResult("setup-enemy-decks", len(enemies) % decks == 0,
+                    f"{len(enemies)} enemies in {decks} decks of {len(enemies) // decks}", here("enemy_decks")),
     ]
+    for name, message in parameter_problems(game):
+        results.append(CheckResult(f"parameter-{name}", False, message, here(name) or here("game.yaml")))
+    return results
 
 
 def claim_checks(game: Game) -> list[CheckResult]:
     """Check each claim of game.yaml `claims` against the engine's own combat and score rules."""
     out = []
-    rules = Rules(game, game.max_players)
+    try:
+        rules = Rules(game, game.max_players)
+    except ValueError as exc:
+        return [CheckResult("claims", False, f"the claims cannot be checked: {exc}", game.where("game.yaml"))]
     enemy_ranks = sorted({c.get("rank") for c in game.cards if c.get("side") == "enemy"})
     for claim in game.claims:
-        cid = claim.get("id", "?")
-        kind = claim.get("kind")
-        text = claim.get("text", {}).get("en", "")
-        if kind == "combat":
-            got = rules.combat(claim["ally_rank"], claim["enemy_rank"])
-            out.append(CheckResult(f"claim-{cid}", got == claim["expect"],
-                                   f"{text}: {claim['ally_rank']} + {claim['enemy_rank']} = {claim['ally_rank'] + claim['enemy_rank']} → {got} (expected {claim['expect']})"))
-        elif kind == "combat_never":
-            bad = [e for e in enemy_ranks if rules.combat(claim["ally_rank"], e) == claim["expect_not"]]
-            out.append(CheckResult(f"claim-{cid}", not bad,
-                                   f"{text}: rank {claim['ally_rank']} against enemy ranks {enemy_ranks[0]}–{enemy_ranks[-1]}: "
-                                   + ("never " + claim["expect_not"] if not bad else f"{claim['expect_not']} against {bad}")))
-        elif kind == "score_range":
-            low, high = rules.score_range()
-            ok = (low, high) == (claim["min"], claim["max"])
-            out.append(CheckResult(f"claim-{cid}", ok, f"{text}: the engine's scoring gives {low}..{high} (claimed {claim['min']}..{claim['max']})"))
-        else:
-            out.append(CheckResult(f"claim-{cid}", False, f"unknown claim kind {kind!r}; the requiem engine checks combat, combat_never and score_range"))
+        try:
+            out.append(_claim_check(game, rules, claim, enemy_ranks))
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            cid = claim.get("id", "?") if isinstance(claim, dict) else "?"
+            out.append(CheckResult(f"claim-{cid}", False, f"claim '{cid}' is incomplete or mistyped ({type(exc).__name__}: {exc}); "
+                                   "give it the keys its kind needs (see the bundled requiem game)", game.where("game.yaml")))
     return out
+
+
+def _claim_check(game: Game, rules: Rules, claim: Any, enemy_ranks: list[int]) -> CheckResult:
+    """One claim of game.yaml `claims`; KeyError/TypeError when it lacks a key its kind needs."""
+    at = game.where("game.yaml")
+    cid = claim.get("id", "?")
+    kind = claim.get("kind")
+    text = claim.get("text", {}).get("en", "")
+    if kind == "combat":
+        ally, enemy = claim["ally_rank"], claim["enemy_rank"]
+        got = rules.combat(ally, enemy)
+        return CheckResult(f"claim-{cid}", got == claim["expect"],
+                           f"{text}: {ally} + {enemy} = {ally + enemy} → {got} (expected {claim['expect']})", at)
+    if kind == "combat_never":
+        bad = [e for e in enemy_ranks if rules.combat(claim["ally_rank"], e) == claim["expect_not"]]
+        return CheckResult(f"claim-{cid}", not bad,
+                           f"{text}: rank {claim['ally_rank']} against enemy ranks {enemy_ranks[0]}–{enemy_ranks[-1]}: "
+                           + ("never " + claim["expect_not"] if not bad else f"{claim['expect_not']} against {bad}"), at)
+    if kind == "score_range":
+        low, high = rules.score_range()
+        ok = (low, high) == (claim["min"], claim["max"])
+        return CheckResult(f"claim-{cid}", ok, f"{text}: the engine's scoring gives {low}..{high} (claimed {claim['min']}..{claim['max']})", at)
+    return CheckResult(f"claim-{cid}", False, f"unknown claim kind {kind!r}; the requiem engine checks combat, combat_never and score_range", at)
