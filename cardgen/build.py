@@ -25,8 +25,8 @@ from typing import Callable, Iterable
 
 from . import sizes
 from .errors import CardgenError, Problem
-from .files import write_atomic
-from .model import Game
+from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
+from .model import LANGUAGES, Game
 from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.sheet import CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, PAPERS, SheetLayout, calibration_pdf, compute_layout, sheets_pdf
 
@@ -215,12 +215,51 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     """Render and write the selected outputs of one game; return what was written.
 
     Raises CardgenError, before writing anything, for an impossible layout or (unless
-    `allow_overflow`) text that overflows its box on any card, listing the cards.
+    `allow_overflow`) text that overflows its box on any card, listing the cards. Holds a lock
+    on OUT/ while writing, so two builds into one folder never interleave their files.
     """
+    step = progress or (lambda n: None)
+    rendered = _render(game, options, step)
+    result = rendered.result
+    outputs = set(options.outputs)
+    base = result.out_dir
+    with output_lock(options.out_dir):
+        _remove_temp_files(base)
+        for path, data in rendered.pending:
+            result.files.append(_write(options.out_dir, path, data))
+        if rendered.shop is not None and outputs & {"png", "tts"}:
+            from .render import raster
+
+            card_size = resolve_card_size(game, options)
+            labels = page_labels(game, rendered.pairs)
+            if "png" in outputs:
+                written = []
+                for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step):
+                    written.append(_write(options.out_dir, base / "png" / name, data))
+                _remove_stale(base / "png", written, ".png")
+                result.files += written
+            if "tts" in outputs:
+                written = []
+                for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step):
+                    written.append(_write(options.out_dir, base / "tts" / name, data))
+                _remove_stale(base / "tts", written, ".png", ".json")
+                result.files += written
+    return result
+
+
+@dataclass
+class _Rendered:
+    result: BuildResult
+    pending: list[tuple[Path, bytes]]
+    shop: bytes | None
+    pairs: list
+
+
+def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _Rendered:
+    """Everything `build_game` writes but the PNG and TTS images, rendered in memory and checked."""
     from .render.card import faces
 
     options.validate()
-    step = progress or (lambda n: None)
     outputs = set(options.outputs)
     card_size = resolve_card_size(game, options)
     layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None
@@ -252,26 +291,30 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     if overflows and not options.allow_overflow:
         raise overflow_error(game, overflows)
     result.overflows = overflows
+    return _Rendered(result, pending, shop, pairs)
 
-    for path, data in pending:
-        result.files.append(write_atomic(path, data))
-    if shop is not None and outputs & {"png", "tts"}:
-        from .render import raster
 
-        labels = page_labels(game, pairs)
-        if "png" in outputs:
-            written = []
-            for name, data in raster.face_pngs(shop, labels, card_size, options.shop_bleed, progress=step):
-                written.append(write_atomic(base / "png" / name, data))
-            _remove_stale(base / "png", written, ".png")
-            result.files += written
-        if "tts" in outputs:
-            written = []
-            for name, data in raster.tts_sheets(game.id, shop, labels, card_size, options.shop_bleed, progress=step):
-                written.append(write_atomic(base / "tts" / name, data))
-            _remove_stale(base / "tts", written, ".png", ".json")
-            result.files += written
-    return result
+def check_outputs(game: Game) -> list[CheckResult]:
+    """Render, in memory, everything a default `cardgen build` of the game writes, and the card
+    faces in every language; one failing result per problem, at its file:line.
+
+    This is what makes "check passes" mean "build passes": the same code runs, nothing is written.
+    The PNG and TTS images are rasterised from the print-shop PDF checked here, with sizes and
+    names the loader and options have already bounded.
+    """
+    from .checks import CheckResult
+
+    problems: list[Problem] = []
+    for index, lang in enumerate(LANGUAGES):
+        # the first pass renders every document; the others only the faces in their language
+        outputs = OUTPUTS if index == 0 else ("sheets",)
+        try:
+            _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
+        except CardgenError as exc:
+            problems.extend(p for p in exc.problems if p not in problems)
+    if not problems:
+        return [CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})")]
+    return [CheckResult("build", False, p.message, p.location) for p in problems]
 
 
 def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path, bytes]]:
@@ -317,6 +360,25 @@ def overflow_error(game: Game, overflows: list) -> CardgenError:
     cards = sorted({o.card_id for o in overflows})
     problems.append(Problem(None, f"{game.id}: text overflows on {len(cards)} card(s) ({', '.join(cards)}); shorten the text or enlarge the box in the layout, or pass --allow-overflow to build anyway"))
     return CardgenError(problems)
+
+
+def _write(out_dir: Path, path: Path, data: bytes) -> Path:
+    """write_atomic, refusing a path outside OUT/ and turning file-system trouble into a message."""
+    root = Path(out_dir).resolve()
+    target = path.resolve()
+    if root != target and root not in target.parents:
+        raise CardgenError(f"{path}: refusing to write outside --out {out_dir}")
+    try:
+        return write_atomic(path, data)
+    except OSError as exc:
+        blocker = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), None)
+        if isinstance(exc, IsADirectoryError) or path.is_dir():
+            hint = f"{path} is a folder; move it away so the file can be written"
+        elif blocker is not None and blocker != path:
+            hint = f"{blocker} is a file where a folder is needed; move it away or choose another --out"
+        else:
+            hint = f"cannot write {path} ({exc.strerror or exc}); check the folder's permissions and free space"
+        raise CardgenError(hint) from None
 
 
 def _remove_stale(folder: Path, written: list[Path], *suffixes: str) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from dataclasses import replace
 
 import click
 
@@ -13,8 +15,14 @@ from .export import to_csv, to_json
 from .load import bundled_game_ids, load_game
 
 
+EXIT_DATA = 1  # the data or options are wrong; the message says where and what to do
+EXIT_INTERNAL = 3  # a bug in cardgen, not in the data
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+
+
 class _Group(click.Group):
-    """Turn CardgenError into a clear message and exit 1, never a traceback."""
+    """Turn CardgenError into a clear message and exit 1, Ctrl-C into one line and exit 130,
+    and anything else into one line that says it is a bug; never a traceback (CARDGEN_DEBUG=1 shows it)."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -22,7 +30,19 @@ class _Group(click.Group):
         except CardgenError as exc:
             for problem in exc.problems:
                 click.echo(f"error: {problem}", err=True)
-            ctx.exit(1)
+            ctx.exit(EXIT_DATA)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("CARDGEN_DEBUG"):
+                raise
+            click.echo(f"internal error: {type(exc).__name__}: {exc}\n"
+                       f"This is a bug in cardgen, not in your data; please report it with the command and the game folder "
+                       f"(set CARDGEN_DEBUG=1 to see the traceback).", err=True)
+            ctx.exit(EXIT_INTERNAL)
 
 
 @click.group(cls=_Group)
@@ -50,7 +70,13 @@ def list_games() -> None:
 @click.option("--no-simulate", is_flag=True, help="Skip the random-simulation sweep.")
 def check(games: tuple[str, ...], fmt: str, no_simulate: bool) -> None:
     """Check data, composition and rules of GAMES (ids or folders; default: all bundled)."""
-    reports = [check_game(load_game(spec), simulate=not no_simulate) for spec in games_or_all(games)]
+    from .build import check_outputs
+
+    reports = []
+    for spec in games_or_all(games):
+        game = load_game(spec)
+        report = check_game(game, simulate=not no_simulate)
+        reports.append(replace(report, results=report.results + tuple(check_outputs(game))))
     if fmt == "json":
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
     else:
@@ -194,7 +220,11 @@ def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: i
 
 
 def main() -> None:
-    cli(prog_name="cardgen")
+    try:
+        cli(prog_name="cardgen")
+    except KeyboardInterrupt:  # outside a command (while importing, or click's own prompts)
+        click.echo("\ninterrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":
