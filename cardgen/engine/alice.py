@@ -35,6 +35,7 @@ from collections import Counter
 from typing import Callable, Mapping, Sequence
 
 from ..checks import CheckResult
+from ..io.schema import Bool, Int, List, Map, OneOf, Str
 from ..model import Game
 from . import core
 from .core import GameResult, InvariantError
@@ -56,6 +57,72 @@ KNOWN_EVENTS = (
     "peek_reorder", "scout_top", "recover_discard", "reveal_top_to_memo",
     "discard_record_colour_all",
 )
+ICONS = ("place", "weapon", "motive")
+
+# Every rule parameter this module (and the rulebook and sheets) reads. String settings list
+# only what the engine implements; the loader refuses anything else at its line. What a range
+# cannot say (link bonus rows out of order, a memo limit above the Alices that lose) is
+# `parameter_problems`: a failing setup check with the parameter's location.
+PARAMETERS = Map({
+    "deck": Str(("all_cards_shuffled_together",)),
+    "memo_limit": Int(1, 20),
+    "alices_in_memo_to_lose": Int(1, 20),
+    "lose_on_empty_deck": Bool(),
+    "memo_play_instead_of_draw": Str(("investigation_only",)),
+    "solve": Map({"requires_icons": List(Str(ICONS), 1, len(ICONS)), "same_colour_consecutive": Bool(),
+                  "only_suspect_drawn_in_investigation_phase": Bool()}),
+    "events_per_event_phase": Int(0, 10),
+    "event_may_pass": Bool(),
+    "used_investigation_card_to": Str(("discard",)),
+    "used_alice_card_to": Str(("deck_reshuffle",)),
+    "used_card_frees_slot_during_event": Bool(),
+    "peek_count": Int(1, 20),
+    "max_investigation_phases": Int(1, 1000),
+    "points_per_record_card": Int(0, 100),
+    "link_order": List(Str(ICONS), 1, len(ICONS)),
+    "link_cyclic": Bool(),
+    "link_any_start": Bool(),
+    "link_bonus": List(Map({"min": Int(1, 100), "max": Int(1, 100), "bonus": Int(0, 1000)}), 1, 50),
+    "versus": Map({
+        "players": Int(2, 2),
+        "sets": Int(1, 2),
+        "profile_from_own_alice_cards": Bool(),
+        "profile_removed_from_deck": Bool(),
+        "profile_changes_allowed": Int(0, 100),
+        "private_look_before_reveal": Bool(),
+        "shared_solve_check": Bool(),
+        "forced_event_on_alice_draw": OneOf((Bool(), Str(("optional", "always")))),
+        "suspect_profile_points_per_same_colour_card": Int(0, 100),
+        "nuisance_win_suspects_in_a_memo": Int(1, 20),
+        "tie": Str(("draw",)),
+    }),
+})
+
+
+def parameter_problems(game: Game) -> list[tuple[str, str]]:
+    """(parameter, what is wrong) for what the declared ranges cannot say; empty when consistent."""
+    p = game.param
+    out: list[tuple[str, str]] = []
+    rows = p("link_bonus")
+    bad = [f"{r['min']}..{r['max']}" for r in rows if r["min"] > r["max"]]
+    if bad:
+        out.append(("link_bonus", f"link_bonus rows {', '.join(bad)}: min must not exceed max"))
+    elif any(b["min"] <= a["max"] for a, b in zip(rows, rows[1:])):
+        shown = ", ".join(f"{r['min']}..{r['max']}" for r in rows)
+        out.append(("link_bonus", f"link_bonus rows must be in increasing order without overlaps ({shown})"))
+    order = p("link_order")
+    if len(set(order)) != len(order):
+        out.append(("link_order", f"link_order {order} names an icon twice; name each once"))
+    icons = p("solve")["requires_icons"]
+    if len(set(icons)) != len(icons):
+        out.append(("solve", f"solve.requires_icons {icons} names an icon twice; name each once"))
+    if p("memo_limit") > p("alices_in_memo_to_lose"):
+        out.append(("memo_limit", f"memo_limit {p('memo_limit')} is above alices_in_memo_to_lose "
+                                  f"{p('alices_in_memo_to_lose')}: a full memo must lose before it overflows"))
+    vs = p("versus")
+    if vs["sets"] != vs["players"]:
+        out.append(("versus", f"versus.sets {vs['sets']} must equal versus.players {vs['players']} (each player has a set)"))
+    return out
 
 
 class Rules(core.Rules):
@@ -83,6 +150,10 @@ class Rules(core.Rules):
         if players not in self.variant_players[variant]:
             raise ValueError(f"alice: variant {variant!r} is for {self.variant_players[variant]} players, not {players}")
         self.cooperative = variant == "solo"
+        problems = parameter_problems(game)
+        if problems:
+            name, message = problems[0]
+            raise ValueError(f"{game.where(name) or game.where('game.yaml')}: {message}")
         p = game.param
         self.memo_limit: int = p("memo_limit")
         self.alices_to_lose: int = p("alices_in_memo_to_lose")
@@ -91,10 +162,8 @@ class Rules(core.Rules):
         self.solve_icons = tuple(solve["requires_icons"])
         self.events_per_phase: int = p("events_per_event_phase")
         self.event_may_pass: bool = bool(p("event_may_pass"))
-        if p("used_investigation_card_to") != "discard" or p("used_alice_card_to") != "deck_reshuffle":
-            raise ValueError("alice engine: used cards go to the discard (investigation) and back into the deck (Alice)")
-        if p("memo_play_instead_of_draw") != "investigation_only":
-            raise ValueError("alice engine: only investigation cards may be played from the memo")
+        # used_investigation_card_to, used_alice_card_to and memo_play_instead_of_draw have one
+        # value each in PARAMETERS: the one the engine implements.
         self.max_turns: int = p("max_investigation_phases")
         self.peek_count: int = p("peek_count")
         self.points_per_record_card: int = p("points_per_record_card")
@@ -983,7 +1052,14 @@ POLICIES: dict[str, Callable[[Rules], object]] = {
 
 def setup_checks(game: Game) -> list[CheckResult]:
     """Composition arithmetic: the link table covers every reachable link, solutions exist."""
-    rules = Rules(game, 1, "solo")
+    here = game.where
+    problems = parameter_problems(game)
+    if problems:
+        return [CheckResult(f"parameter-{name}", False, message, here(name) or here("game.yaml")) for name, message in problems]
+    try:
+        rules = Rules(game, 1, "solo")
+    except ValueError as exc:
+        return [CheckResult("setup", False, f"the solo game cannot be set up: {exc}", here("game.yaml"))]
     out: list[CheckResult] = []
     longest = rules.max_link()
     table = rules.link_bonus
@@ -991,12 +1067,14 @@ def setup_checks(game: Game) -> list[CheckResult]:
     out.append(CheckResult(
         "link-table-covers", longest <= top,
         f"longest possible link {longest} cards (icons {dict(Counter(rules.icon[c] for c in rules.investigations))}); the bonus table reaches {top}",
+        here("link_bonus"),
     ))
     gaps = [f"{a[1]}→{b[0]}" for a, b in zip(table, table[1:]) if b[0] != a[1] + 1]
     increasing = all(b[2] >= a[2] for a, b in zip(table, table[1:]))
     out.append(CheckResult(
         "link-table-contiguous", not gaps and increasing,
         "link bonus rows run without gaps and never decrease" if not gaps and increasing else f"gaps {gaps}, non-decreasing {increasing}",
+        here("link_bonus"),
     ))
     suspects = [c for c in rules.alices if rules.is_suspect[c]]
     unsolvable = []
@@ -1005,18 +1083,22 @@ def setup_checks(game: Game) -> list[CheckResult]:
         icons = {rules.icon[c] for c in rules.investigations if rules.colour[c] == colour}
         if not all(i in icons for i in rules.solve_icons):
             unsolvable.append(rules.ids[s])
+    first = next((c.location for c in game.cards if unsolvable and c.id == unsolvable[0]), here("cards.yaml"))
     out.append(CheckResult(
         "suspects-solvable", not unsolvable and bool(suspects),
         f"{len(suspects)} suspects, each colour has investigation cards with every crime icon" if not unsolvable else f"no full icon set for {unsolvable}",
+        first,
     ))
     alices = len(rules.alices)
     out.append(CheckResult(
         "memo-limit", rules.memo_limit <= rules.alices_to_lose <= alices,
         f"memo limit {rules.memo_limit}, {rules.alices_to_lose} Alices lose, {alices} Alice cards in the deck",
+        here("alices_in_memo_to_lose"),
     ))
     lo, hi = rules.score_range()
     out.append(CheckResult(
         "score-range", hi == len(rules.investigations) * rules.points_per_record_card + max(b for _, _, b in table),
         f"solo scores {lo}–{hi}: {len(rules.investigations)} record cards + top link bonus",
+        here("link_bonus"),
     ))
     return out
