@@ -35,6 +35,8 @@ from collections import Counter
 from typing import Callable, Mapping, Sequence
 
 from ..checks import CheckResult
+from ..io import limits
+from ..io.schema import Bool, Int, List, Map, OneOf, Str
 from ..model import Game
 from . import core
 from .core import GameResult, InvariantError
@@ -47,6 +49,83 @@ OVER = core.OVER
 SUCCESS_NO_BREAK = "success_no_restroom"
 FAILED = "failed"
 SUCCESS_BREAK = "success_restroom"
+
+_URGE = Int(0, 20)
+# Every rule parameter this module (and the rulebook and sheets) reads. String settings list
+# only what the engine implements; the loader refuses anything else at its line. What a range
+# cannot say (event_urge min above max, a free character who is not a character) is
+# `parameter_problems`: a failing setup check with the parameter's location.
+PARAMETERS = Map({
+    "starting_urge": _URGE,
+    "event_urge": Map({"min": _URGE, "max": _URGE}),
+    "restroom_sets_urge_to": _URGE,
+    "elf_urge_default": _URGE,
+    "success_if_urge_at_most_limit": Bool(),
+    "fail_sets_urge_to": _URGE,
+    "after_success_restroom_sets_urge_to": _URGE,
+    "urge_carries_over": Bool(),
+    "score_from": Str(("back_fame", "fame")),
+    "quests_on_offer": Map({"multiplayer": OneOf((Str(("players",)), Int(1, limits.MAX_PLAYERS))),
+                            "solo": Int(1, limits.MAX_PLAYERS)}),
+    "solo_reveal_after_restroom": Int(1, limits.MAX_PLAYERS),
+    "restroom_requires_event_remaining": Bool(),
+    "max_flowers_between_events": Int(0, 20),
+    "flower_deck_reshuffle": Bool(),
+    "event_cleanup": Str(("shuffle_used_under_deck",)),
+    "boss_order": Str(("fewer_opened_first",)),
+    "next_round_order": Map({
+        "groups": List(Str((SUCCESS_NO_BREAK, FAILED, SUCCESS_BREAK)), 1, 3),
+        "within_group": Str(("fewer_opened_first",)),
+        "ties": Str(("current_turn_order",)),
+    }),
+    "first_round_order": Str(("most_urgent_player_first",)),
+    "final_round": Str(("quest_deck_emptied_by_offer",)),
+    "final_round_cleanup": Bool(),
+    "end_tiebreak": List(Str(("total_fame", "final_round_fame", "fewer_quests_completed", "tie")), 1, 4),
+    "two_character_variant": Map({
+        "players": Int(1, 1),
+        "characters": List(Str(), 2, 4),
+        "event_sets": Int(1, 4),
+        "free_character": Str(),
+        "stubborn_character": Str(),
+        "persuade_die": Int(2, 100),
+        "persuade_success_max": Int(0, 100),
+        "fail_if_either_has_accident": Bool(),
+    }),
+})
+
+
+def parameter_problems(game: Game) -> list[tuple[str, str]]:
+    """(parameter, what is wrong) for what the declared ranges cannot say; empty when consistent."""
+    p = game.param
+    out: list[tuple[str, str]] = []
+    urge = p("event_urge")
+    if urge["min"] > urge["max"]:
+        out.append(("event_urge", f"event_urge.min {urge['min']} is above event_urge.max {urge['max']}"))
+    if p("flower_deck_reshuffle"):
+        out.append(("flower_deck_reshuffle", "flower_deck_reshuffle: true is not implemented (the source does not rebuild "
+                                             "the flower deck); set it to false"))
+    groups = p("next_round_order")["groups"]
+    if len(set(groups)) != len(groups):
+        out.append(("next_round_order", f"next_round_order.groups {groups} names a group twice; name each once"))
+    two = p("two_character_variant")
+    chars = two["characters"]
+    if len(set(chars)) != len(chars):
+        out.append(("two_character_variant", f"two_character_variant.characters {chars} names a character twice"))
+    if len(chars) != two["event_sets"]:
+        out.append(("two_character_variant", f"two_character_variant: {len(chars)} characters but event_sets is "
+                                             f"{two['event_sets']}; each character has one row of events"))
+    for key in ("free_character", "stubborn_character"):
+        if two[key] not in chars:
+            out.append(("two_character_variant", f"two_character_variant.{key} '{two[key]}' is not one of the characters ({', '.join(chars)})"))
+    if two["persuade_success_max"] > two["persuade_die"]:
+        out.append(("two_character_variant", f"two_character_variant.persuade_success_max {two['persuade_success_max']} "
+                                             f"is above the die's {two['persuade_die']} faces"))
+    decks = Counter(c.get("deck") for c in game.cards)
+    for deck in ("quest", "event", "flower"):
+        if not decks[deck]:
+            out.append(("cards.yaml", f"the game has no {deck} cards; the rules need a quest, an event and a flower deck"))
+    return out
 
 
 def next_round_order(order: Sequence[int], status: Sequence[str | None], opened: Sequence[int],
@@ -75,6 +154,10 @@ class Rules(core.Rules):
 
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         super().__init__(game, players, variant)
+        problems = parameter_problems(game)
+        if problems:
+            name, message = problems[0]
+            raise ValueError(f"{game.where(name) or game.where('game.yaml')}: {message}")
         p = game.param
         two = p("two_character_variant")
         if variant == "two_character" and players != two["players"]:
@@ -92,10 +175,8 @@ class Rules(core.Rules):
         self.solo_after_break: int = p("solo_reveal_after_restroom")
         self.need_event_left: bool = bool(p("restroom_requires_event_remaining"))
         self.max_flowers_between: int = p("max_flowers_between_events")
-        if p("flower_deck_reshuffle"):
-            raise ValueError("ohanatsumi engine: a reshuffled flower deck is not implemented (the source says it is not rebuilt)")
-        if p("event_cleanup") != "shuffle_used_under_deck":
-            raise ValueError("ohanatsumi engine: used events are shuffled back under the event deck")
+        # flower_deck_reshuffle is refused by parameter_problems; event_cleanup has one value in
+        # PARAMETERS: used events are shuffled back under the event deck.
         self.final_cleanup: bool = bool(p("final_round_cleanup"))
         groups = p("next_round_order")["groups"]
         self.group_rank = {name: i for i, name in enumerate(groups)}
@@ -763,12 +844,25 @@ POLICIES: dict[str, Callable[[Rules], object]] = {
 
 def setup_checks(game: Game) -> list[CheckResult]:
     """How many players the event deck supports, per variant; the decks the rules need."""
+    here = game.where
+    problems = parameter_problems(game)
+    if problems:
+        return [CheckResult(f"parameter-{name}", False, message, here(name) or here("game.yaml")) for name, message in problems]
     out: list[CheckResult] = []
     events = [c for c in game.cards if c.get("deck") == "event"]
     quests = [c for c in game.cards if c.get("deck") == "quest"]
     flowers = [c for c in game.cards if c.get("deck") == "flower"]
     most = max(c.get("events") for c in quests)
     two = game.param("two_character_variant")
+    urge = game.param("event_urge")
+    stray = [c for c in events if not urge["min"] <= (c.get("urge") or 0) <= urge["max"]]
+    shown = ", ".join(f"{c.id} ({c.get('urge')})" for c in stray[:6])
+    out.append(CheckResult(
+        "event-urge", not stray,
+        f"every event adds {urge['min']}–{urge['max']} urge" if not stray
+        else f"events outside event_urge {urge['min']}–{urge['max']}: {shown}",
+        stray[0].location if stray else None,
+    ))
     for variant, sets, counts in (("standard", 1, list(game.player_counts)),
                                   ("two_character", two["event_sets"], [two["players"]])):
         supported = len(events) // (most * sets)
@@ -779,21 +873,26 @@ def setup_checks(game: Game) -> list[CheckResult]:
                 f"{variant}, {players} player(s): at most {players} × {most} events" + (f" × {sets} rows" if sets > 1 else "")
                 + f" = {need} a round, event deck {len(events)} (used events return under the deck at cleanup); "
                 f"the event deck supports up to {supported} player(s)",
+                None if need <= len(events) else here("two_character_variant" if variant != "standard" else "cards.yaml"),
             ))
         out.append(CheckResult(
             f"event-deck-max-players-{variant}", max(counts) <= supported,
             f"{variant}: the event deck supports up to {supported} player(s); the game allows up to {max(counts)}",
+            None if max(counts) <= supported else here("cards.yaml"),
         ))
     offer = game.param("quests_on_offer")
     rounds = {p: -(-len(quests) // (offer["solo"] if p == 1 else p)) for p in game.player_counts}
     out.append(CheckResult(
         "quest-rounds", all(r >= 2 for r in rounds.values()),
         "rounds when every offer is full (quests ÷ quests on offer): " + ", ".join(f"{p}p {r}" for p, r in rounds.items()),
+        None if all(r >= 2 for r in rounds.values()) else here("quests_on_offer"),
     ))
     bad = [c.id for c in quests if c.get("urge_limit") is None or c.get("back_fame") is None or c.get("events") is None]
     out.append(CheckResult("quest-backs", not bad,
-                           "every quest has events, an urge limit and a confirmed reward" if not bad else f"incomplete quests: {bad}"))
+                           "every quest has events, an urge limit and a confirmed reward" if not bad else f"incomplete quests: {bad}",
+                           next((c.location for c in quests if c.id in bad), None)))
     rest = sum(1 for c in flowers if c.get("flower") == "restroom")
     out.append(CheckResult("flower-deck", rest > 0 and len(flowers) > 0,
-                           f"{len(flowers)} flower cards: {rest} restroom, {len(flowers) - rest} elf"))
+                           f"{len(flowers)} flower cards: {rest} restroom, {len(flowers) - rest} elf",
+                           None if rest > 0 else here("cards.yaml")))
     return out
