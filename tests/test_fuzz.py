@@ -1,0 +1,64 @@
+"""Fuzz the bundled game folders: no traceback, no hang, no code run, nothing written outside
+--out, and `check` passing means `build` passes (tests/fuzzing.py has the mutations and rules).
+
+CI runs CI_CASES cases (about a minute on two cores); `python -m pytest -m slow` runs thousands,
+with png and tts. A failure lists every cause once, with its cases and the last lines of one
+traceback; reproduce a case with `python benchmarks/fuzz_game_folders.py --case <id> --keep DIR`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from . import fuzzing
+
+CI_CASES = int(os.environ.get("CARDGEN_FUZZ_CASES", "240"))
+WORKERS = min(2, os.cpu_count() or 1)
+
+
+def _run(count: int, start: int = 0, slow: bool = False, mode: str = "fork") -> None:
+    findings, stats = fuzzing.run_many(fuzzing.cases(count, start), WORKERS, slow=slow, mode=mode)
+    assert stats["cases"] == count
+    if findings:
+        cases = len({f.case for f in findings})
+        pytest.fail(f"{cases} of {count} fuzz cases broke the trust rules "
+                    f"({len(fuzzing.group(findings))} causes):\n{fuzzing.report(findings)}\n\n"
+                    f"reproduce: {fuzzing.repro(findings[0].case)}", pytrace=False)
+
+
+def test_fuzz_game_folders_ci():
+    _run(CI_CASES)
+
+
+def test_fuzz_cases_are_deterministic(tmp_path):
+    one, folder_one = fuzzing.make_case("ohanatsumi", 7, tmp_path / "a")
+    two, folder_two = fuzzing.make_case("ohanatsumi", 7, tmp_path / "b")
+    assert one.mutations == two.mutations
+    for path in folder_one.rglob("*"):
+        if path.is_file():
+            assert path.read_bytes() == (folder_two / path.relative_to(folder_one)).read_bytes()
+
+
+def test_fuzz_pristine_games_pass_check_and_build():
+    """The harness itself: unmutated bundled games pass every rule (no false alarm)."""
+    for game in fuzzing.GAMES:
+        _case, findings, steps = fuzzing.run_case_pristine(game)
+        assert [s.exit_code for s in steps] == [0, 0], f"{game}: " + "\n".join((s.exception or s.output)[-2000:] for s in steps)
+        assert not findings, fuzzing.report(findings)
+
+
+@pytest.mark.slow
+def test_fuzz_game_folders_thousands():
+    _run(4000, start=100_000)
+
+
+@pytest.mark.slow
+def test_fuzz_game_folders_png_tts():
+    _run(400, start=200_000, slow=True)
+
+
+@pytest.mark.slow
+def test_fuzz_game_folders_fresh_processes():
+    _run(200, start=300_000, mode="subprocess")
