@@ -146,7 +146,7 @@ def test_cli_replay_of_a_broken_file(tmp_path):
     result = CliRunner().invoke(cli, ["replay", str(path)])
     assert result.exit_code == 1 and "YAML syntax error" in result.output and "Traceback" not in result.output
     result = CliRunner().invoke(cli, ["replay", str(tmp_path / "missing.yaml")])
-    assert result.exit_code == 1 and "cannot read" in result.output
+    assert result.exit_code == 1 and "missing.yaml:1:1: file is missing" in result.output
 
 
 def test_cli_simulate_text_and_json(tmp_path):

@@ -27,10 +27,13 @@ from typing import Any
 
 import yaml
 
-from ..errors import CardgenError
+from ..errors import DataError, Problem
 from ..files import write_atomic
+from ..io import limits
+from ..io.reader import SchemaReader, display_path, kind_of, where as node_location
+from ..io.schema import Bool, Int, List, OneOf, Str, validate
 from ..load import load_game
-from ..model import Game
+from ..model import Game, Location
 from . import engine_module
 from .core import GameResult, IllegalAction, State
 
@@ -44,8 +47,23 @@ except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
 
-class RecordError(CardgenError):
+class RecordError(DataError):
     """A record file that cannot be read as a record."""
+
+
+_SEED = Int(-(2 ** 63), 2 ** 63)
+_WORD = OneOf((Int(-limits.MAX_INT, limits.MAX_INT), Str(), Bool()))
+_ACTION = OneOf((_WORD, List(_WORD, 1, 16)))
+MAX_RECORD_ACTIONS = 100_000  # every engine ends a game far sooner (Rules.max_actions)
+# The declared shape of a record file; `meta` is read by `_meta`.
+RECORD_FIELDS = {
+    "game": Str(),
+    "players": Int(1, limits.MAX_PLAYERS),
+    "variant": Str(),
+    "seed": _SEED,
+    "deck_order": List(Str(), 1, limits.MAX_CARDS),
+    "actions": List(_ACTION, 0, MAX_RECORD_ACTIONS),
+}
 
 
 @dataclass
@@ -57,6 +75,8 @@ class Record:
     deck_order: list[str] | None = None
     actions: list[Any] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    # where each part was read from (a record loaded from a file): "record", "actions" (one per action)
+    locations: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"game": self.game, "players": self.players, "variant": self.variant}
@@ -123,18 +143,103 @@ def record_from_dict(data: Any, where: str = "record") -> Record:
 
 
 def load_record(path: str | Path) -> Record:
+    """Read and validate a record file; RecordError at the file, line and column of any problem.
+
+    The file goes through the schema reader (size, UTF-8, aliases and nesting are limited), its
+    keys through the record's declared shape, and then against the game it names: a player
+    count or variant the game cannot play and a deck order that is not the game's cards are
+    refused at their line, so replay never sees a malformed record.
+    """
     path = Path(path)
+    shown = display_path(path)
+    r = SchemaReader()
+    node = r.read(path, shown)
+    _raise_if_any(r)
+    entries = r.mapping(node, "record", {"game", "players", "actions"}, RECORD_KEYS)
+    _raise_if_any(r)
+    assert entries is not None
+    values: dict[str, Any] = {}
+    for name, (_, value) in entries.items():
+        values[name] = _meta(r, value) if name == "meta" else validate(r, value, RECORD_FIELDS[name], name)
+    if "seed" not in entries and "deck_order" not in entries:
+        r.error(node, "record: give 'seed' or 'deck_order' so that the shuffle can be reproduced")
+    _raise_if_any(r)
+    record = Record(game=values["game"], players=values["players"], variant=values.get("variant", "standard"),
+                    seed=values.get("seed"), deck_order=values.get("deck_order"),
+                    actions=[_to_action(a) for a in values["actions"]], meta=values.get("meta") or {},
+                    locations={"record": Location(shown, 1, 1),
+                               "actions": [node_location(a) for a in entries["actions"][1].value]})
+    _check_against_game(r, record, entries)
+    _raise_if_any(r)
+    return record
+
+
+def _raise_if_any(r: SchemaReader) -> None:
+    if r.problems:
+        raise RecordError(list(r.problems))
+
+
+def _meta(r: SchemaReader, node: Any) -> dict[str, Any] | None:
+    """`meta`: anything the recorder knew; `result` and `policies`, which replay reads, are checked."""
+    entries = r.mapping(node, "meta", set(), None)
+    if entries is None:
+        return None
+    out: dict[str, Any] = {}
+    for name, (_, value) in entries.items():
+        if name == "result":
+            result = r.mapping(value, "meta.result", set(), {"scores", "winners", "ending"})
+            if result is None:
+                continue
+            got: dict[str, Any] = {}
+            for key, (_, item) in result.items():
+                got[key] = r.plain(item) if key == "ending" else validate(r, item, List(Int(-limits.MAX_INT, limits.MAX_INT), 0, limits.MAX_PLAYERS), f"meta.result.{key}")
+            out[name] = got
+        elif name == "policies":
+            out[name] = validate(r, value, List(Str(), 1, limits.MAX_PLAYERS), "meta.policies")
+        else:
+            out[name] = r.plain(value)
+    return out
+
+
+def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
+    """The player count, variant and deck order of `record` against the game it names."""
+    game_node = entries["game"][1]
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read the record ({exc.strerror})") from None
+        game = load_game(record.game)
+    except DataError as exc:
+        r.error(game_node, f"the record's game '{record.game}' cannot be loaded: {exc.problems[0]}")
+        return
+    module = engine_module(game)
+    if module is None or not hasattr(module, "Rules"):
+        r.error(game_node, f"{game.id} has no rules engine, so its records cannot be replayed")
+        return
+    if record.players not in game.player_counts:
+        r.error(entries["players"][1], f"players is {record.players}, but {game.id} is for "
+                                       f"{game.min_players}–{game.max_players} players")
+        return
     try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise RecordError(f"{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
-    return record_from_dict(data, str(path))
+        rules = module.Rules(game, record.players, record.variant)
+    except ValueError as exc:
+        at = entries["variant"][1] if "variant" in entries else entries["players"][1]
+        r.error(at, f"{game.id} cannot be set up for this record: {exc}; variants: {', '.join(module.Rules.variants)}")
+        return
+    del rules
+    if record.deck_order is not None:
+        node = entries["deck_order"][1]
+        known = {card.id for card in game.cards}
+        for item, card_id in zip(node.value, record.deck_order):
+            if card_id not in known:
+                r.error(item, f"deck_order: '{card_id}' is not a card of {game.id}; list the game's card ids, top first")
+        if not r.problems:
+            seen: set[str] = set()
+            for item, card_id in zip(node.value, record.deck_order):
+                if card_id in seen:
+                    r.error(item, f"deck_order: '{card_id}' is listed twice; list each card once")
+                seen.add(card_id)
+        if not r.problems and len(record.deck_order) != len(known):
+            missing = sorted(known - set(record.deck_order))
+            r.error(node, f"deck_order lists {len(record.deck_order)} cards, but {game.id} has {len(known)}; "
+                          f"missing {', '.join(missing[:6])}")
 
 
 def save_record(record: Record, path: str | Path) -> None:
@@ -174,25 +279,27 @@ def replay(record: Record, game: Game | None = None) -> ReplayReport:
     module = engine_module(game)
     if module is None or not hasattr(module, "Rules"):
         raise RecordError(f"{game.id} has no rules engine, so its records cannot be replayed")
+    source = record.locations.get("record")
     try:
         rules = module.Rules(game, record.players, record.variant)
     except ValueError as exc:
-        raise RecordError(f"record: {exc}") from None
+        raise RecordError([Problem(source, f"record: {exc}")]) from None
     try:
         state = rules.new_state(random.Random(record.seed if record.seed is not None else 0), record.deck_order)
     except ValueError as exc:
-        raise RecordError(f"record: {exc}") from None
+        raise RecordError([Problem(source, f"record: {exc}")]) from None
+    lines = record.locations.get("actions") or []
     report = ReplayReport(record, state, 0)
     for position, action in enumerate(record.actions, start=1):
         try:
             state.apply(action)
         except IllegalAction as exc:
             report.error_index = position
-            report.error = f"action {position} ({_show(action)}): {exc}"
+            report.error = f"action {position} ({_show(action)}): {exc}" + _at(lines, position)
             return report
         except TypeError:
             report.error_index = position
-            report.error = f"action {position} ({_show(action)}): not an action of this game"
+            report.error = f"action {position} ({_show(action)}): not an action of this game" + _at(lines, position)
             return report
         report.applied = position
     if state.is_terminal():
@@ -205,6 +312,10 @@ def replay(record: Record, game: Game | None = None) -> ReplayReport:
             if any(got[k] != v for k, v in want.items()):
                 report.mismatch = f"the record says {want}, the replay gives {got}"
     return report
+
+
+def _at(lines: list, position: int) -> str:
+    return f" (at {lines[position - 1]})" if position <= len(lines) else ""
 
 
 def _show(action: Any) -> str:
