@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -202,3 +208,33 @@ def test_unplayable_variant_is_a_clear_error(args, message):
     result = CliRunner().invoke(cli, ["simulate", *args, "--games", "3"])
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_stops_a_simulation_with_workers_without_their_tracebacks():
+    """Ctrl-C reaches the whole foreground process group: the workers ignore it, the parent
+    terminates the pool and lets KeyboardInterrupt rise to the CLI, which says one line."""
+    proc = subprocess.Popen([sys.executable, "-m", "cardgen", "simulate", "llll", "--games", "200000", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            cwd=Path(__file__).resolve().parent.parent)
+    try:
+        time.sleep(2.5)
+        assert proc.poll() is None, "200,000 games finished in 2.5 s: the test cannot interrupt them"
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: parent and workers alike
+        _, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert time.monotonic() - sent < 10
+    stderr = err.decode("utf-8", "replace")
+    # No worker prints a KeyboardInterrupt traceback; only the parent ever sees the interrupt.
+    assert stderr.count("Traceback") <= 1, stderr
+    assert "multiprocessing" not in stderr and "Process ForkPoolWorker" not in stderr, stderr
+    cli_source = (Path(__file__).resolve().parent.parent / "cardgen" / "cli.py").read_text(encoding="utf-8")
+    if "KeyboardInterrupt" in cli_source:  # the CLI turns it into one line and the shell's 130
+        assert proc.returncode == 130, stderr
+        assert "Traceback" not in stderr and "interrupted" in stderr, stderr
+    else:
+        assert proc.returncode != 0

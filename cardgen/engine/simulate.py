@@ -11,6 +11,7 @@ import hashlib
 import math
 import os
 import random
+import signal
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -93,6 +94,9 @@ _GAMES: dict[str, Game] = {}
 
 
 def _init_worker(root: str, game: Game) -> None:
+    # Ctrl-C goes to the whole process group: only the parent handles it (it terminates the
+    # pool), so workers ignore it instead of each printing a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _CACHE.clear()          # a forked worker must not reuse rules cached by an earlier run
     _GAMES.clear()
     _GAMES[root] = game
@@ -260,11 +264,18 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     else:
         import multiprocessing
 
-        with multiprocessing.get_context().Pool(min(workers, len(tasks)), _init_worker, (root, game)) as pool:
+        pool = multiprocessing.get_context().Pool(min(workers, len(tasks)), _init_worker, (root, game))
+        try:
             for chunk in pool.imap(_run_chunk, tasks):
                 rows.extend(chunk)
                 if progress:
                     progress(len(chunk))
+        except BaseException:  # KeyboardInterrupt above all: stop the workers now, then let it rise
+            pool.terminate()
+            pool.join()
+            raise
+        pool.close()
+        pool.join()
     elapsed = time.perf_counter() - started
     return _report(game.id, players, variant, games, seed, names, rotate, rules.cooperative, rows,
                    workers, elapsed, records_dir)
