@@ -8,7 +8,8 @@ Results are dataclasses; validity is a flag per check, in the style of python-ch
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import traceback
+from dataclasses import dataclass, field, replace
 
 from .engine import engine_module
 from .model import Game, Location
@@ -47,14 +48,33 @@ def check_game(game: Game, *, simulate: bool = True) -> GameReport:
     if module is not None:
         for hook in ("setup_checks", "claim_checks"):
             if hasattr(module, hook):
-                results.extend(getattr(module, hook)(game))
+                results.extend(_run_hook(game, hook, getattr(module, hook)))
         if simulate and hasattr(module, "simulation_checks"):
-            results.extend(module.simulation_checks(game))
+            results.extend(_run_hook(game, "simulation_checks", module.simulation_checks))
         elif simulate and hasattr(module, "Rules"):
             from .engine.harness import random_sim_sweep  # every engine gets the random-simulation sweep
 
-            results.extend(random_sim_sweep(game))
-    return GameReport(game.id, tuple(results), composition_summary(game))
+            results.extend(_run_hook(game, "random_sim_sweep", random_sim_sweep))
+    return GameReport(game.id, tuple(_located(game, r) for r in results), composition_summary(game))
+
+
+def _run_hook(game: Game, name: str, hook) -> list[CheckResult]:
+    """An engine's checks; a crash in one is a failed check at game.yaml, not a crash of `check`."""
+    try:
+        return list(hook(game))
+    except Exception as exc:  # noqa: BLE001 - data an engine did not foresee must not end `check` with a traceback
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        return [CheckResult(f"{game.engine}-{name}", False,
+                            f"the {game.engine} engine's {name} stopped: {type(exc).__name__}: {exc} "
+                            f"(at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}); the game data holds something the engine "
+                            "does not handle", game.where("game.yaml"))]
+
+
+def _located(game: Game, result: CheckResult) -> CheckResult:
+    """Every failed check names a file and line: its own, or game.yaml's first line."""
+    if result.ok or result.location is not None:
+        return result
+    return replace(result, location=game.where("game.yaml"))
 
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
@@ -67,7 +87,7 @@ def composition_checks(game: Game) -> list[CheckResult]:
     cards, duplicate ids and a missing language, so a loaded game holds those; what is left to
     check is that numbered ids run without gaps.
     """
-    return [_contiguous([c.id for c in game.cards])]
+    return [_contiguous(game)]
 
 
 def composition_summary(game: Game) -> str:
@@ -75,14 +95,21 @@ def composition_summary(game: Game) -> str:
     return f"{game.total} cards: " + ", ".join(f"{t.id} ×{t.count}" for t in game.card_types)
 
 
-def _contiguous(ids: list[str]) -> CheckResult:
-    """Numbered ids (LL01..LL32) must run 1..N without gaps, in card order."""
+def _contiguous(game: Game) -> CheckResult:
+    """Numbered ids (LL01..LL32) must run 1..N without gaps, in card order; a failure points at
+    the first card out of order."""
+    ids = [c.id for c in game.cards]
     matches = [_NUMBERED.match(i) for i in ids]
-    if not all(matches) or len({m.group(1) for m in matches}) != 1:
+    if not ids or not all(matches) or len({m.group(1) for m in matches}) != 1:
         return CheckResult("contiguous-ids", True, "ids are not a single numbered series (nothing to check)")
     numbers = [int(m.group(2)) for m in matches]
     ok = numbers == list(range(1, len(ids) + 1))
-    return CheckResult("contiguous-ids", ok, f"{ids[0]}–{ids[-1]} contiguous" if ok else f"ids do not run 1..{len(ids)} in order: {numbers}")
+    if ok:
+        return CheckResult("contiguous-ids", True, f"{ids[0]}–{ids[-1]} contiguous")
+    first = next(i for i, n in enumerate(numbers) if n != i + 1)
+    return CheckResult("contiguous-ids", False, f"ids do not run 1..{len(ids)} in order: {ids[first]} is card {first + 1}; "
+                                                f"numbers {numbers[:12]}{' ...' if len(numbers) > 12 else ''}",
+                       game.cards[first].location)
 
 
 def printed_claim_checks(game: Game) -> list[CheckResult]:
@@ -93,14 +120,20 @@ def printed_claim_checks(game: Game) -> list[CheckResult]:
     """
     out = []
     for claim in game.claims:
-        if claim.get("kind") != "copy_icons":
+        if not isinstance(claim, dict) or claim.get("kind") != "copy_icons":
             continue
         from .render.card import icon_counts
 
+        cid = claim.get("id", "copy-icons")
+        text = claim.get("text", {}).get("en", cid) if isinstance(claim.get("text"), dict) else cid
+        if not isinstance(claim.get("icon"), str):
+            out.append(CheckResult(f"claim-{cid}", False, f"{text}: a copy_icons claim needs 'icon: <layout icon name>'",
+                                   game.where("game.yaml")))
+            continue
         shown = icon_counts(game, claim["icon"])
-        wrong = [f"{card.id} shows {shown[card.id]}, has {game.card_type(card.type_id).count}"
-                 for card in game.cards if shown[card.id] != game.card_type(card.type_id).count]
-        text = claim.get("text", {}).get("en", claim.get("id", "copy icons"))
-        out.append(CheckResult(f"claim-{claim.get('id', 'copy-icons')}", not wrong,
-                               f"{text}: every card" if not wrong else f"{text}: {'; '.join(wrong[:5])}"))
+        wrong = [card for card in game.cards if shown[card.id] != game.card_type(card.type_id).count]
+        said = [f"{card.id} shows {shown[card.id]}, has {game.card_type(card.type_id).count}" for card in wrong[:5]]
+        out.append(CheckResult(f"claim-{cid}", not wrong,
+                               f"{text}: every card" if not wrong else f"{text}: {'; '.join(said)}",
+                               wrong[0].location if wrong else None))
     return out

@@ -161,16 +161,22 @@ def test_copy_count_icons_are_checked_against_the_layout(tmp_path):
 
     data = tmp_path / "card_data" / "llll"
     shutil.copytree(bundled_games_dir() / "llll", data)
-    layout_dir = tmp_path / "templates" / "llll"
-    shutil.copytree(package_root() / "templates" / "llll", layout_dir)
+    # the game's own layout: inside the game folder (templates/layout.yaml), and beside its
+    # card_data/ where earlier versions looked for it
+    layouts = [data / "templates" / "layout.yaml", tmp_path / "templates" / "llll" / "layout.yaml"]
+    for layout in layouts:
+        shutil.copytree(package_root() / "templates" / "llll", layout.parent)
     ok = {r.id: r for r in check_game(load_game(str(data)), simulate=False).results}
     assert ok["claim-copy-count-icons"].ok
-    layout = layout_dir / "layout.yaml"
-    text = layout.read_text(encoding="utf-8")
-    assert 'count: "{{ card.count }}"' in text
-    layout.write_text(text.replace('count: "{{ card.count }}"', 'count: "{{ card.vp }}"'), encoding="utf-8")
-    bad = {r.id: r for r in check_game(load_game(str(data)), simulate=False).results}["claim-copy-count-icons"]
+    for layout in layouts:
+        text = layout.read_text(encoding="utf-8")
+        assert 'count: "{{ card.count }}"' in text
+        layout.write_text(text.replace('count: "{{ card.count }}"', 'count: "{{ card.vp }}"'), encoding="utf-8")
+    game = load_game(str(data))
+    bad = {r.id: r for r in check_game(game, simulate=False).results}["claim-copy-count-icons"]
     assert not bad.ok and "LL01 shows 5, has 2" in bad.message
+    # the failure points at the first card that shows the wrong count
+    assert bad.location == game.cards[0].location and bad.location.path.endswith("cards.yaml")
 
 
 def test_numbered_ids_with_a_gap_fail_the_check(game_copy):
@@ -179,5 +185,32 @@ def test_numbered_ids_with_a_gap_fail_the_check(game_copy):
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("      - {suit: hourglass}\n      - {suit: coffin}\n",
                                  "      - {suit: hourglass, id: RQ99}\n      - {suit: coffin}\n", 1), encoding="utf-8")
-    result = {r.id: r for r in check_game(load_game(str(folder)), simulate=False).results}["contiguous-ids"]
+    game = load_game(str(folder))
+    result = {r.id: r for r in check_game(game, simulate=False).results}["contiguous-ids"]
     assert not result.ok and "do not run 1..49" in result.message
+    line = next(i for i, t in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1) if "RQ99" in t)
+    assert "RQ99 is card" in result.message
+    assert result.location.path.endswith("cards.yaml") and result.location.line == line
+
+
+def test_every_failed_check_names_a_file_and_line(game_copy, monkeypatch):
+    folder = game_copy("llll")
+    path = folder / "game.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("rounds: 8", "rounds: 7", 1), encoding="utf-8")
+    game = load_game(str(folder))
+    failed = [r for r in check_game(game, simulate=True).results if not r.ok]
+    assert {"setup-3p", "setup-4p", "random-sim-3p"} <= {r.id for r in failed}
+    assert all(r.location is not None for r in failed), failed
+    setup = {r.id: r for r in failed}["setup-3p"]
+    assert setup.location == game.where("rounds") and setup.location.path.endswith("game.yaml")
+    line = next(i for i, t in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1) if "rounds: 7" in t)
+    assert setup.location.line == line
+    # an engine check that crashes on data it did not foresee is a failed check at game.yaml, not a traceback
+    from cardgen.engine import llll
+
+    def broken(_game):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(llll, "setup_checks", broken)
+    crashed = {r.id: r for r in check_game(game, simulate=False).results}["llll-setup_checks"]
+    assert not crashed.ok and "KeyError" in crashed.message and crashed.location == game.where("game.yaml")
