@@ -191,7 +191,8 @@ class Rules(core.Rules):
         self.is_suspect: list[bool] = [k == "suspect" for k in self.kind]
         for i, ev in enumerate(self.event):
             if ev not in KNOWN_EVENTS:
-                raise ValueError(f"alice engine: card {self.ids[i]} has unknown event {ev!r}")
+                raise ValueError(f"{cards[i].location}: alice engine: card {self.ids[i]} has unknown event {ev!r}; "
+                                 f"the engine knows {', '.join(KNOWN_EVENTS)}")
         # link successor by icon (None = the chain stops)
         order = self.link_order
         self.link_next: dict[str, str | None] = {}

@@ -81,7 +81,7 @@ class Rules(core.Rules):
         self.name: dict[str, str] = {}
         for card in game.cards:
             if card.type_id not in ABILITIES:
-                raise ValueError(f"llll engine: card type {card.type_id!r} has no ability in the engine ({', '.join(ABILITIES)})")
+                raise ValueError(f"{card.location}: llll engine: card type {card.type_id!r} has no ability in the engine ({', '.join(ABILITIES)})")
             self.ability[card.id] = card.type_id
             self.vp[card.id] = card.get("vp")
             self.name[card.id] = card.name.en
@@ -91,7 +91,7 @@ class Rules(core.Rules):
         self.card_ids = [card.id for card in game.cards]
         needed = self.rounds * players + self.set_aside
         if needed != len(self.card_ids):
-            raise ValueError(f"llll engine: {self.rounds} rounds × {players} players + {self.set_aside} set aside = {needed}, but the deck has {len(self.card_ids)} cards")
+            raise ValueError(f"{game.where('rounds')}: llll engine: {self.rounds} rounds × {players} players + {self.set_aside} set aside = {needed}, but the deck has {len(self.card_ids)} cards")
 
     def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
         """Set up a game; `deck_order` (all card ids, top first) replaces the shuffle: with three

@@ -223,7 +223,7 @@ class Rules(core.Rules):
         self.max_quest_events = max(self.events_of[q] for q in self.quests)
         need = self.max_events_per_round(players)
         if need > len(self.events):
-            raise ValueError(f"ohanatsumi: {players} player(s) may draw {need} event cards in a round but the event deck has {len(self.events)}")
+            raise ValueError(f"{game.where('cards.yaml')}: ohanatsumi: {players} player(s) may draw {need} event cards in a round but the event deck has {len(self.events)}")
         self.offer_size = self.offer_solo if players == 1 else (players if self.offer_multi == "players" else int(self.offer_multi))
 
     def max_events_per_round(self, players: int) -> int:

@@ -186,7 +186,8 @@ class Rules(core.Rules):
             if self.suit[prince] in self.covenant_suits:
                 mage = [m for m in self.mages if self.suit[m] == self.suit[prince]]
                 if len(mage) != 1:
-                    raise ValueError(f"requiem engine: the {self.suit[prince]} prince needs one mage of his suit")
+                    raise ValueError(f"{game.where('covenant_suits')}: requiem engine: the {self.suit[prince]} prince "
+                                     f"keeps a covenant, so the deck needs one mage of his suit (rank {p('mage_rank')}), has {len(mage)}")
                 self.mage_of[prince] = mage[0]
         score = p("score")
         self.per_volunteer: int = score["per_volunteer"]
