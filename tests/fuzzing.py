@@ -664,9 +664,13 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+),? in (\S+)')
 def exception_signature(text: str) -> str:
     """'ValueError at cardgen/load.py:123 in _field_specs' from a traceback or faulthandler dump."""
     frames = _FRAME.findall(text)
+    if "most recent call first" in text:  # a faulthandler dump: innermost frame first
+        frames = frames[::-1]
     own = [f for f in frames if "/cardgen/" in f[0] and "/tests/" not in f[0]]
     frame = (own or frames or [("?", "?", "?")])[-1]
     where = f"{_short(frame[0])}:{frame[1]} in {frame[2]}"
+    if frames and frames[-1] is not frame and frames[-1][0].startswith("<") and not frames[-1][0].startswith("<frozen"):  # in a template
+        where = f"{frames[-1][0]}:{frames[-1][1]} via {where}"
     last = [line for line in text.strip().splitlines() if line.strip()]
     exc_type = "?"
     for line in reversed(last):
@@ -748,7 +752,7 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
         last = steps[-1].command if steps else "cardgen check/build"
         where = exception_signature(stray) if _FRAME.search(stray) else "no stack"
         command = "cardgen " + ("build" if len(steps) >= 1 and steps[0].exit_code == 0 else "check") + " (time limit)"
-        add("hang", command if not steps or steps[-1].exit_code is not None else last, stray[-3000:] or "(no stack)",
+        add("hang", command if not steps or steps[-1].exit_code is not None else last, _stack_head(stray),
             f"hang at {where}")
     if len(steps) >= 2 and steps[0].exit_code == 0 and steps[1].exit_code not in (0, None) and not steps[1].exception:
         first = next((line for line in steps[1].output.splitlines() if line.startswith("error")), steps[1].output[-200:])
@@ -766,6 +770,20 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
         if leaked:
             add("leak", "build", f"outputs contain {leaked}", "outside text in the outputs")
     return found
+
+
+def _stack_head(stray: str) -> str:
+    """The main thread's innermost frames of a faulthandler dump, innermost last (as in a traceback)."""
+    lines = stray.splitlines()
+    start = next((i for i, line in enumerate(lines) if "most recent call first" in line), None)
+    if start is None:
+        return stray[-3000:] or "(no stack)"
+    frames = []
+    for line in lines[start + 1:]:
+        if not line.startswith("  File"):
+            break
+        frames.append(line)
+    return "\n".join(["Timeout: innermost frame last"] + frames[:14][::-1])
 
 
 def group(findings: list[Finding]) -> dict[str, list[Finding]]:
