@@ -491,17 +491,13 @@ def _child_run(commands: list[list[str]], cwd: Path, result_path: Path, stray_pa
                stop_unless_zero: bool, env: dict[str, str] | None) -> None:
     """In the forked child: run the commands one by one through click's CliRunner."""
     import faulthandler
-    import resource
 
     stray = os.open(stray_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(stray, 1)
     os.dup2(stray, 2)
     os.setsid()
     faulthandler.dump_traceback_later(limit, exit=True, file=stray)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-    except (ValueError, OSError):
-        pass
+    _limit_memory()  # 3 GB: a memory bomb ends as MemoryError (a finding), not as a swapping machine
     os.chdir(cwd)
     steps = []
     try:
@@ -578,6 +574,15 @@ def _kill_group(pid: int) -> None:
             pass
 
 
+def _limit_memory() -> None:
+    import resource
+
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    except (ValueError, OSError):
+        pass
+
+
 def _run_subprocess(commands, cwd, limit, stop_unless_zero, env):
     steps: list[Step] = []
     deadline = time.monotonic() + limit
@@ -587,7 +592,8 @@ def _run_subprocess(commands, cwd, limit, stop_unless_zero, env):
         try:
             proc = subprocess.run([sys.executable, "-m", "cardgen", *args], cwd=cwd, env=full_env,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                  timeout=max(1.0, deadline - started), start_new_session=True)
+                                  timeout=max(1.0, deadline - started), start_new_session=True,
+                                  preexec_fn=_limit_memory)
         except subprocess.TimeoutExpired as exc:
             out = (exc.output or b"").decode("utf-8", "replace")
             steps.append(Step(args, None, out[-20000:], None, time.monotonic() - started))
@@ -748,12 +754,10 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
             if marker in text:
                 add("leak", step.command, text, f"outside text {marker!r} in the output")
                 break
-    if timed_out:
-        last = steps[-1].command if steps else "cardgen check/build"
+    if timed_out:  # the result file holds the steps that finished: the next one hung
+        hung = "build" if steps and steps[-1].exit_code == 0 else "check"
         where = exception_signature(stray) if _FRAME.search(stray) else "no stack"
-        command = "cardgen " + ("build" if len(steps) >= 1 and steps[0].exit_code == 0 else "check") + " (time limit)"
-        add("hang", command if not steps or steps[-1].exit_code is not None else last, _stack_head(stray),
-            f"hang at {where}")
+        add("hang", f"cardgen {hung} (time limit)", _stack_head(stray), f"hang at {where}")
     if len(steps) >= 2 and steps[0].exit_code == 0 and steps[1].exit_code not in (0, None) and not steps[1].exception:
         first = next((line for line in steps[1].output.splitlines() if line.startswith("error")), steps[1].output[-200:])
         add("check-pass-build-fail", steps[1].command, steps[1].output, f"build refused: {_normalise(first)}")
