@@ -277,13 +277,13 @@ def test_a_face_drawn_at_another_size_scales_its_layout(games):
 # --- layouts as data: errors, cache ---------------------------------------------------------
 
 def _project(tmp_path: Path, game_id: str = "llll") -> tuple[Path, Path]:
-    """A designer's project: card_data/<game> and templates/<game>/layout.yaml side by side."""
+    """A designer's game folder: its data, and its own layout in <game folder>/templates/layout.yaml."""
     root = tmp_path / "card_data" / game_id
     shutil.copytree(bundled_games_dir() / game_id, root)
-    templates = tmp_path / "templates"
+    templates = root / "templates"
     shutil.copytree(package_root() / "templates" / "common", templates / "common")
-    shutil.copytree(package_root() / "templates" / game_id, templates / game_id)
-    return root, templates / game_id / "layout.yaml"
+    shutil.copytree(package_root() / "templates" / game_id, templates, dirs_exist_ok=True)
+    return root, templates / "layout.yaml"
 
 
 def _error_of(root: Path) -> str:
@@ -338,7 +338,7 @@ def test_layouts_are_cached_until_a_file_changes(tmp_path):
     assert second is not first
     assert get_layout(game) is second
     # an included file counts too
-    common = layout.parent.parent / "common" / "backs.yaml"
+    common = layout.parent / "common" / "backs.yaml"
     stat = common.stat()
     os.utime(common, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
     assert get_layout(game) is not second

@@ -150,11 +150,15 @@ def test_a_sheet_text_naming_an_unknown_parameter_is_a_clear_error(tmp_path):
     from cardgen.errors import CardgenError
     from cardgen.load import bundled_games_dir, package_root
 
-    shutil.copytree(bundled_games_dir() / "llll", tmp_path / "card_data" / "llll")
-    shutil.copytree(package_root() / "templates" / "llll", tmp_path / "templates" / "llll")
-    spec = tmp_path / "templates" / "llll" / "playtest.yaml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace("param('starting_action_points')", "param('starting_points')"),
-                    encoding="utf-8")
+    folder = tmp_path / "llll"
+    shutil.copytree(bundled_games_dir() / "llll", folder)
+    shutil.copytree(package_root() / "templates" / "llll", folder / "templates")
+    spec = folder / "templates" / "playtest.yaml"
+    text = spec.read_text(encoding="utf-8")
+    line = next(n for n, l in enumerate(text.splitlines(), 1) if "param('starting_action_points')" in l and "en:" in l)
+    spec.write_text(text.replace("param('starting_action_points')", "param('starting_points')"), encoding="utf-8")
     with pytest.raises(CardgenError) as info:
-        build_playtest(load_game(str(tmp_path / "card_data" / "llll")), "en")
-    assert "playtest.yaml" in str(info.value) and "starting_points" in str(info.value)
+        build_playtest(load_game(str(folder)), "en")
+    message = str(info.value)
+    assert f"playtest.yaml:{line}:" in message and "starting_points" in message
+    assert "Traceback" not in message

@@ -11,11 +11,10 @@ import io
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import jinja2
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from ..errors import Problem
+from ..errors import DataError, Problem
 from ..fonts import register_fonts
 from ..model import Card, Game, Location, Text
 from ..text import fit_text
@@ -172,18 +171,25 @@ def _draw_boxes(c, game: Game, layout: Layout, boxes, face: Face, x_mm, y_mm, wi
     fonts = {"gothic": gothic, "mincho": mincho}
     try:
         ctx = _context(game, layout, face.card, lang)
-    except (jinja2.TemplateError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise LayoutError([Problem(Location(str(layout.path), 1, 1), f"vars: failed for card {face.card.id} ({lang}): {exc}")]) from None
+    except DataError as exc:
+        raise _for_card(exc, face, lang) from None
     sx = width_mm / layout.width
     sy = height_mm / layout.height
     geometry = (x_mm, y_mm, width_mm, height_mm, bleed_mm, sx, sy, min(sx, sy))
     for box in boxes:
         try:
-            if box.when is not None and not box.when(**ctx):
+            if not box.shows(ctx):
                 continue
             _draw_box(c, layout, box, ctx, lang, geometry, fonts, face, overflows)
-        except (jinja2.TemplateError, ValueError, KeyError, TypeError) as exc:
+        except DataError as exc:
+            raise _for_card(exc, face, lang) from None
+        except (ValueError, KeyError, TypeError) as exc:
             raise LayoutError([Problem(box.location, f"box '{box.name}' failed for card {face.card.id} ({face.side}, {lang}): {exc}")]) from None
+
+
+def _for_card(exc: DataError, face: Face, lang: str) -> LayoutError:
+    """A template error of the layout, saying which card it happened for."""
+    return LayoutError([Problem(p.location, f"{p.message} (card {face.card.id}, {face.side}, {lang})") for p in exc.problems])
 
 
 def check_overflows(game: Game, lang: str) -> list[Overflow]:
@@ -249,8 +255,8 @@ def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any
         "label": label,
         "t": t,
     }
-    for name, expression in layout.vars:
-        ctx[name] = expression(**ctx)
+    for var in layout.vars:
+        ctx[var.name] = var.value(ctx)
     return ctx
 
 

@@ -55,13 +55,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import jinja2
 import jinja2.meta
 import yaml
 
 from ..errors import DataError, Problem
-from ..io.paths import package_root
-from ..io.reader import SchemaReader, display_path as _display_path
+from ..io import paths, sandbox
+from ..io.reader import SchemaReader
 from ..model import LANGUAGES, Card, Game, Location, Text
 from ..sizes import CARD_SIZES_MM, size_mm
 from . import icons
@@ -103,56 +102,76 @@ class LayoutError(DataError):
 
 # --- compiled values ----------------------------------------------------------------------------
 
-_ENV = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
+# Layout templates render in the one sandbox (cardgen.io.sandbox), leniently: a `when:` or a text
+# may test a field that some cards lack. Every error comes back as a DataError at the layout's
+# file:line.
 
 
 class Value:
     """A box parameter: a constant, a per-language pair, or a compiled template."""
 
-    __slots__ = ("const", "per_lang", "template", "is_const", "refs")
+    __slots__ = ("const", "per_lang", "template", "is_const", "refs", "origin", "what")
 
     def __init__(self, const: Any = None, per_lang: dict[str, "Value"] | None = None, template=None,
-                 refs: frozenset[str] = frozenset()):
+                 refs: frozenset[str] = frozenset(), origin: Location | None = None, what: str = "template"):
         self.const = const
         self.per_lang = per_lang
         self.template = template
         self.is_const = per_lang is None and template is None
         self.refs = refs if per_lang is None else frozenset().union(*(v.refs for v in per_lang.values()))
+        self.origin = origin
+        self.what = what
 
     def get(self, ctx: Mapping[str, Any], lang: str) -> Any:
         if self.per_lang is not None:
             return self.per_lang[lang].get(ctx, lang)
         if self.template is not None:
-            return self.template.render(ctx)
+            return self.template.render(ctx, self.origin or Location("layout", 1, 1), self.what)
         return self.const
 
 
-def _refs(source: str) -> frozenset[str]:
-    """The template variables a Jinja source reads."""
-    return frozenset(jinja2.meta.find_undeclared_variables(_ENV.parse(source)))
+def _refs(template: Any) -> frozenset[str]:
+    """The template variables a parsed Jinja template reads."""
+    return frozenset(jinja2.meta.find_undeclared_variables(template))
 
 
 _COMPILED: dict[str, tuple[Any, frozenset[str]]] = {}
-_SIMPLE = re.compile(r"^([^{}]*)\{\{\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\}\}([^{}]*)$")
+# "prefix{{ a.b.c }}suffix" with no part starting with '_' (those go to the sandbox, which refuses them)
+_SIMPLE = re.compile(r"^([^{}]*)\{\{\s*([A-Za-z]\w*(?:\.[A-Za-z]\w*)*)\s*\}\}([^{}]*)$")
+
+
+class _Sandboxed:
+    """A template compiled in the lenient sandbox."""
+
+    __slots__ = ("template",)
+
+    def __init__(self, template: Any):
+        self.template = template
+
+    def render(self, ctx: Mapping[str, Any], origin: Location, what: str) -> str:
+        return sandbox.render(self.template, dict(ctx), origin, what, strict=False)
 
 
 class _Lookup:
-    """A template of the form "prefix{{ a.b.c }}suffix", rendered without Jinja (the common case)."""
+    """A template of the form "prefix{{ a.b.c }}suffix" read through mappings without running Jinja
+    (the common case); anything else (an attribute of an object) goes to the sandbox."""
 
-    __slots__ = ("prefix", "path", "suffix")
+    __slots__ = ("prefix", "path", "suffix", "sandboxed")
 
-    def __init__(self, prefix: str, path: str, suffix: str):
+    def __init__(self, prefix: str, path: str, suffix: str, sandboxed: _Sandboxed):
         self.prefix, self.path, self.suffix = prefix, tuple(path.split(".")), suffix
+        self.sandboxed = sandboxed
 
-    def render(self, ctx: Mapping[str, Any]) -> str:
+    def render(self, ctx: Mapping[str, Any], origin: Location, what: str) -> str:
         value: Any = ctx.get(self.path[0], _MISSING)
         for part in self.path[1:]:
             if value is _MISSING:
                 break
-            if isinstance(value, Mapping):
-                value = value.get(part, _MISSING)
-            else:
-                value = getattr(value, part, _MISSING)
+            if not isinstance(value, Mapping):
+                return self.sandboxed.render(ctx, origin, what)
+            value = value.get(part, _MISSING)
+        if value is not _MISSING and not isinstance(value, (str, int, float, bool, type(None))):
+            return self.sandboxed.render(ctx, origin, what)
         text = "" if value is _MISSING else str(value)
         return f"{self.prefix}{text}{self.suffix}"
 
@@ -160,15 +179,18 @@ class _Lookup:
 _MISSING = object()
 
 
-def _compile(source: str) -> tuple[Any, frozenset[str]]:
-    """Compile a template once per process (parts used by many entries share it)."""
+def _compile(source: str, origin: Location, what: str) -> tuple[Any, frozenset[str]]:
+    """Compile a template once per process (parts used by many entries share it); DataError on a syntax error."""
     hit = _COMPILED.get(source)
     if hit is None:
-        template = _ENV.from_string(source)  # also checks the syntax
+        template = sandbox.compile_template(source, origin, what, strict=False)
+        compiled: Any = _Sandboxed(template)
         simple = _SIMPLE.match(source)
         if simple and "\n" not in source:
-            template = _Lookup(*simple.groups())
-        hit = (template, _refs(source))
+            compiled = _Lookup(*simple.groups(), compiled)
+        hit = (compiled, _refs(sandbox.environment(strict=False).parse(source)))
+        if len(_COMPILED) > 10_000:
+            _COMPILED.clear()
         _COMPILED[source] = hit
     return hit
 
@@ -186,6 +208,13 @@ class Box:
     rotate: float
     location: Location
     when_refs: frozenset[str] = frozenset()
+    when_at: Location | None = None
+
+    def shows(self, ctx: Mapping[str, Any]) -> bool:
+        """Whether the box is drawn for this card: its `when` evaluated in the sandbox."""
+        if self.when is None:
+            return True
+        return bool(sandbox.evaluate(self.when, dict(ctx), self.when_at or self.location, f"box '{self.name}' when"))
 
     @property
     def refs(self) -> frozenset[str]:
@@ -228,6 +257,18 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Var:
+    """A layout `vars:` entry: a name and its compiled expression, with where it is written."""
+
+    name: str
+    expression: Callable[..., Any]
+    origin: Location
+
+    def value(self, ctx: Mapping[str, Any]) -> Any:
+        return sandbox.evaluate(self.expression, dict(ctx), self.origin, f"vars.{self.name}")
+
+
+@dataclass(frozen=True)
 class Layout:
     path: Path
     width: float
@@ -238,7 +279,7 @@ class Layout:
     entries: tuple[Entry, ...]
     files: tuple[tuple[str, float], ...] = ()
     by_card: Mapping[str, int] = field(default_factory=dict)
-    vars: tuple[tuple[str, Callable[..., Any]], ...] = ()
+    vars: tuple[Var, ...] = ()
 
     def entry_for(self, card: Card) -> Entry:
         index = self.by_card.get(card.id)
@@ -265,27 +306,16 @@ class Layout:
 
 # --- locating and caching -----------------------------------------------------------------------
 
-def templates_dirs(game: Game) -> list[Path]:
-    """Where templates/ folders are looked for: beside the game's card_data/, then the bundled one."""
-    dirs = [game.root.resolve().parent.parent / "templates", package_root() / "templates"]
-    out: list[Path] = []
-    for d in dirs:
-        if d not in out:
-            out.append(d)
-    return out
-
-
 def layout_path(game: Game) -> Path:
-    """The layout file of a game: templates/<id>/layout.yaml, else the generic common/default.yaml."""
-    for base in templates_dirs(game):
-        candidate = base / game.id / "layout.yaml"
-        if candidate.is_file():
-            return candidate
-    for base in templates_dirs(game):
-        candidate = base / "common" / "default.yaml"
-        if candidate.is_file():
-            return candidate
-    raise LayoutError(f"{game.id}: no layout; write templates/{game.id}/layout.yaml (see cardgen/render/layout.py)")
+    """The layout file of a game: `<game>/templates/layout.yaml`, the bundled `templates/<id>/layout.yaml`,
+    else the generic `common/default.yaml` (looked up the same way: the game's templates/, then bundled)."""
+    own = paths.game_template(game, "layout.yaml")
+    if own is not None:
+        return own
+    generic = paths.shared_template(game, "common/default.yaml")
+    if generic is not None:
+        return generic
+    raise LayoutError(f"{game.id}: no layout; write templates/layout.yaml in the game folder (see cardgen/render/layout.py)")
 
 
 _CACHE: dict[tuple, Layout] = {}
@@ -340,7 +370,7 @@ class _LayoutLoader:
         self.parts: dict[str, yaml.Node] = {}
         self.colours: dict[str, str] = {}
         self.strings: dict[str, Text] = {}
-        self.vars: list[tuple[str, Callable[..., Any]]] = []
+        self.vars: list[Var] = []
         self.W, self.H = design_size(game)
 
     def _read(self, path: Path) -> yaml.Node | None:
@@ -370,7 +400,7 @@ class _LayoutLoader:
         backs: dict[str, tuple[Box, ...]] = {}
         if "backs" in top:
             entries = self.r.mapping(top["backs"][1], "backs", set(), None) or {}
-            per_card = {"card", "name"} | {v for v, _ in self.vars}
+            per_card = {"card", "name"} | {v.name for v in self.vars}
             for name, (_, node) in entries.items():
                 backs[name] = self._boxes(node, f"backs.{name}")
                 for box in backs[name]:
@@ -408,12 +438,16 @@ class _LayoutLoader:
                       tuple(cards_entries), tuple(self.files), by_card, tuple(self.vars))
 
     def _include(self, node: yaml.Node, name: str) -> None:
-        for base in [self.path.parent.parent] + _templates_dirs_for(self.game):
-            candidate = base / name
-            if candidate.is_file():
-                break
-        else:
-            self.r.error(node, f"include '{name}': no such file under templates/; check the name")
+        try:
+            candidate = paths.shared_template(self.game, name, self.r.where(node), "include")
+        except DataError as exc:
+            self.r.problems.extend(exc.problems)
+            return
+        if candidate is None:
+            self.r.error(node, f"include '{name}': no such file in the game folder's templates/ or the bundled templates; check the name")
+            return
+        if str(candidate) in {f for f, _ in self.files}:
+            self.r.error(node, f"include '{name}': the file is already read (included twice, or it includes itself); remove this include")
             return
         inc = self._read(candidate)
         if inc is None:
@@ -440,10 +474,11 @@ class _LayoutLoader:
                 src = self.r.scalar(node, f"vars.{name}", "str")
                 if src is None:
                     continue
+                at = self.r.where(node)
                 try:
-                    self.vars.append((name, _ENV.compile_expression(src)))
-                except jinja2.TemplateSyntaxError as exc:
-                    self.r.error(node, f"vars.{name}: not a valid expression: {exc.message}")
+                    self.vars.append(Var(name, sandbox.compile_expression(src, at, f"vars.{name}"), at))
+                except DataError as exc:
+                    self.r.problems.extend(exc.problems)
         if "parts" in top:
             for name, (key, node) in (self.r.mapping(top["parts"][1], "parts", set(), None) or {}).items():
                 if self.r.sequence(node, f"parts.{name}") is not None:
@@ -521,15 +556,20 @@ class _LayoutLoader:
                 ok = False
         at = self._at(m["at"][1], name)
         when = None
+        when_at: Location | None = None
         when_refs: frozenset[str] = frozenset()
         if "when" in m:
             src = self.r.scalar(m["when"][1], f"box '{name}' when", "str")
             if src:
+                when_at = self.r.where(m["when"][1])
                 try:
-                    when = _ENV.compile_expression(src)
-                    when_refs = _refs("{{ " + src + " }}")
-                except jinja2.TemplateSyntaxError as exc:
-                    self.r.error(m["when"][1], f"box '{name}': 'when' is not a valid expression: {exc.message}")
+                    when = sandbox.compile_expression(src, when_at, f"box '{name}' when")
+                    when_refs = _refs(sandbox.environment(strict=False).parse("{{ " + src + " }}"))
+                except DataError as exc:
+                    self.r.problems.extend(exc.problems)
+                except jinja2.TemplateSyntaxError:  # compiled as an expression, but not as "{{ src }}" ("x }}{{ y")
+                    self.r.error(m["when"][1], f"box '{name}': 'when' must be one expression")
+                    when = None
         rotate = 0.0
         if "rotate" in m:
             rotate = float(self.r.scalar(m["rotate"][1], f"box '{name}' rotate", "number") or 0)
@@ -545,7 +585,8 @@ class _LayoutLoader:
         if kind == "icon" and "icon" not in params:
             self.r.error(node, f"box '{name}': an icon box needs 'icon: <name>'")
             return None
-        box = Box(name, kind, *at, params=params, when=when, rotate=rotate, location=location, when_refs=when_refs)
+        box = Box(name, kind, *at, params=params, when=when, rotate=rotate, location=location, when_refs=when_refs,
+                  when_at=when_at or location)
         self._check_safe(box, node)
         return box
 
@@ -596,15 +637,15 @@ class _LayoutLoader:
             self.r.error(node, f"box '{box}': {key} must be a single value or a {{ja, en}} pair")
             return None
         raw = self.r.plain(node)
-        if isinstance(raw, str) and ("{{" in raw or "{%" in raw):
+        if isinstance(raw, str) and ("{{" in raw or "{%" in raw or "{#" in raw):
+            origin = _template_origin(node)
+            what = f"box '{box}' {key}"
             try:
-                template, refs = _compile(raw)
-                return Value(template=template, refs=refs)
-            except jinja2.TemplateSyntaxError as exc:
-                line = node.start_mark.line + 1 + max(exc.lineno - 1, 0)
-                self.r.problems.append(Problem(Location(self.r.where(node).path, line, node.start_mark.column + 1),
-                                               f"box '{box}': {key} is not a valid template: {exc.message}"))
+                template, refs = _compile(raw, origin, what)
+            except DataError as exc:
+                self.r.problems.extend(exc.problems)
                 return None
+            return Value(template=template, refs=refs, origin=origin, what=what)
         try:
             return Value(const=_coerce(key, raw, None, self.colours))
         except ValueError as exc:
@@ -628,8 +669,12 @@ class _LayoutLoader:
                 + ("" if box.kind == "text" else " (or mark a decorative icon 'decor: true')")))
 
 
-def _templates_dirs_for(game: Game) -> list[Path]:
-    return templates_dirs(game)
+def _template_origin(node: yaml.Node) -> Location:
+    """Where line 1 of a template written in `node` is: the line after a `|` block's indicator."""
+    mark = node.start_mark
+    if getattr(node, "style", None) == "|":
+        return Location(mark.name, mark.line + 2, 1)
+    return Location(mark.name, mark.line + 1, mark.column + 1)
 
 
 def rotated_extent(box: Box) -> tuple[float, float, float, float]:

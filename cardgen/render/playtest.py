@@ -9,63 +9,176 @@ from __future__ import annotations
 
 import io
 import math
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import yaml
 from reportlab.lib.units import mm
 
-from ..errors import CardgenError
-from ..io.paths import package_root
-from ..model import Game
+from ..errors import DataError, Problem
+from ..io import paths, sandbox
+from ..io.reader import SchemaReader, construct_scalar, display_path, where
+from ..io.schema import Anything, Int, List, Map, Num, OneOf, Spec, Str, Text, validate
+from ..model import Game, Location
 from .pages import INK, MARGIN, PAGE_W, RULE, PageWriter, text_of
 
+# --- the shapes of the spec files ----------------------------------------------------------------
 
-def template_file(game: Game, name: str) -> Path:
-    """templates/<game>/<name> beside the game's card_data/, else the bundled one (may not exist)."""
-    from .layout import templates_dirs
+TEXT = OneOf((Text(), Str()))  # {ja: .., en: ..} or one string for both
+LABEL = OneOf((Text(), Str(), Map({"ja": OneOf((Str(), Int())), "en": OneOf((Str(), Int()))}),
+               Map({"ja": Anything(), "en": Anything()})))  # a text that may be empty ({ja: "", en: ""})
+COUNT = OneOf((Int(0, 1000), Str()))  # a number, 'players' or a whole-number rule parameter
+GRID = Map({
+    "title": TEXT, "label_header": LABEL, "label_width": Num(0.1, 20),
+    "rows": OneOf((List(TEXT, max_items=200), Map({"count": COUNT, "label": LABEL}))),
+    "per_player": Map({"count": COUNT, "label": LABEL}, optional={"count"}),
+    "columns": List(TEXT, min_items=1, max_items=50), "widths": List(Num(0.05, 20), max_items=50),
+    "row_height_mm": Num(3, 50),
+}, optional={"title", "label_header", "label_width", "per_player", "widths", "row_height_mm"})
+PARAM_TABLE = Map({"title": TEXT, "param": Str(), "columns": List(TEXT, min_items=1, max_items=50),
+                   "keys": List(Str(), min_items=1, max_items=50)}, optional={"title"})
+TOKEN = Map({"name": TEXT, "label": OneOf((Str(), Int())), "count": COUNT, "diameter_mm": Num(5, 100), "caption": TEXT,
+             "rgb": List(Num(0, 1), min_items=3, max_items=3)}, optional={"diameter_mm", "caption", "rgb"})
+DRAFT = Map({"back_fields": List(Str(), max_items=100)}, optional={"back_fields"})
+FEEDBACK = Map({
+    "title": TEXT, "intro": TEXT, "scale": Int(2, 10),
+    "questions": List(Map({"kind": Str(("lines", "scale")), "lines": Int(1, 20), "text": TEXT, "low": TEXT, "high": TEXT},
+                          optional={"lines", "low", "high"}), max_items=50),
+}, optional={"scale"})
+BLOCK_KINDS = ("text", "grid", "param_table", "repeat")
+MAX_REPEAT_DEPTH = 4
+MAX_ITEMS = 2_000  # rows, tokens or repeated blocks one count may ask for
 
-    candidates = [base / game.id / name for base in templates_dirs(game)]
-    return next((path for path in candidates if path.is_file()), candidates[-1])
+
+class At(str):
+    """A string of a spec file that remembers where it is written (for template errors)."""
+
+    at: Location
 
 
-def load_spec(path: Path) -> dict:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            spec = yaml.safe_load(handle)
-    except FileNotFoundError:
-        raise CardgenError(f"{path}: missing; create it to describe this game's playtest sheets") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise CardgenError(f"{where}: YAML syntax error ({getattr(exc, 'problem', exc)}); fix it") from None
-    if not isinstance(spec, dict):
-        raise CardgenError(f"{path}:1:1: must be a mapping with 'sheets' and optional 'tokens'")
-    return spec
+def _located(node: yaml.Node) -> Any:
+    """Plain values of a node already validated, with every string an `At` carrying its position."""
+    if isinstance(node, yaml.MappingNode):
+        return {str(k.value): _located(v) for k, v in node.value}
+    if isinstance(node, yaml.SequenceNode):
+        return [_located(item) for item in node.value]
+    value = construct_scalar(node)
+    if isinstance(value, str):
+        located = At(value)
+        located.at = where(node)
+        return located
+    return value
+
+
+def _block(r: SchemaReader, node: yaml.Node, what: str, depth: int = 0) -> None:
+    """Check one sheet block: exactly one of text, grid, param_table or repeat."""
+    entries = r.mapping(node, what, set(), set(BLOCK_KINDS))
+    if entries is None:
+        return
+    if len(entries) != 1:
+        r.error(node, f"{what} must have exactly one of: {', '.join(BLOCK_KINDS)}")
+        return
+    kind, (_, value) = next(iter(entries.items()))
+    if kind == "text":
+        validate(r, value, TEXT, f"{what}.text")
+    elif kind == "grid":
+        validate(r, value, GRID, f"{what}.grid")
+    elif kind == "param_table":
+        validate(r, value, PARAM_TABLE, f"{what}.param_table")
+    else:
+        rep = r.mapping(value, f"{what}.repeat", {"count", "blocks"}, {"count", "blocks"})
+        if rep is None:
+            return
+        if "count" in rep:
+            validate(r, rep["count"][1], COUNT, f"{what}.repeat.count")
+        if "blocks" in rep:
+            if depth >= MAX_REPEAT_DEPTH:
+                r.error(value, f"{what}: repeats nest more than {MAX_REPEAT_DEPTH} deep; flatten them")
+                return
+            for i, inner in enumerate(r.sequence(rep["blocks"][1], f"{what}.repeat.blocks", 100) or [], 1):
+                _block(r, inner, f"{what}.repeat.blocks[{i}]", depth + 1)
+
+
+def _check_sheets(r: SchemaReader, node: yaml.Node, what: str) -> None:
+    top = r.mapping(node, what, {"sheets"}, {"sheets", "tokens", "draft"})
+    if top is None:
+        return
+    for i, sheet in enumerate(r.sequence(top["sheets"][1], "sheets", 100) or [] if "sheets" in top else [], 1):
+        entries = r.mapping(sheet, f"sheets[{i}]", {"title"}, {"title", "blocks"})
+        if entries is None:
+            continue
+        if "title" in entries:
+            validate(r, entries["title"][1], TEXT, f"sheets[{i}].title")
+        if "blocks" in entries:
+            for j, block in enumerate(r.sequence(entries["blocks"][1], f"sheets[{i}].blocks", 200) or [], 1):
+                _block(r, block, f"sheets[{i}].blocks[{j}]")
+    if "tokens" in top:
+        validate(r, top["tokens"][1], List(TOKEN, max_items=50), "tokens")
+    if "draft" in top:
+        validate(r, top["draft"][1], DRAFT, "draft")
+
+
+def read_spec(path: Path, check: Any, what: str) -> dict:
+    """Read a spec file through the schema reader and check its shape (a Spec, or a function
+    `check(reader, node, what)`); DataError listing every problem at its file:line:column."""
+    r = SchemaReader()
+    node = r.read(path)
+    if node is not None:
+        if isinstance(check, Spec):
+            validate(r, node, check, what)
+        else:
+            check(r, node, what)
+    r.raise_if_any()
+    assert node is not None
+    return _located(node)
+
+
+def spec_file(game: Game, name: str) -> Path | None:
+    """The game's `name` (playtest.yaml, report.yaml): `<game>/templates/<name>`, else the bundled one."""
+    return paths.game_template(game, name)
+
+
+def load_spec(game: Game, name: str, check: Any, what: str) -> dict:
+    path = spec_file(game, name)
+    if path is None:
+        raise DataError([Problem(Location(display_path(game.root / paths.GAME_TEMPLATES / name), 1, 1),
+                                 f"missing; create it to describe this game's {what}")])
+    return read_spec(path, check, what)
 
 
 def resolve_count(game: Game, value: Any) -> int:
-    """A count in a spec: a number, 'players' (the most players), or a rule parameter name."""
-    if isinstance(value, int):
-        return value
-    if value == "players":
-        return game.max_players
-    number = game.param(value)
-    if not isinstance(number, int):
-        raise CardgenError(f"{game.id}: playtest count '{value}' must name a whole-number parameter")
+    """A count in a spec: a number, 'players' (the most players), or a whole-number rule parameter."""
+    at = getattr(value, "at", None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        number: Any = value
+    elif value == "players":
+        number = game.max_players
+    else:
+        number = game.parameters.get(str(value))
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise DataError([Problem(at, f"count '{value}' must be a number, 'players' or the name of a "
+                                         f"whole-number rule parameter in game.yaml")])
+    if not 0 <= number <= MAX_ITEMS:
+        raise DataError([Problem(at, f"count '{value}' is {number}, outside 0..{MAX_ITEMS}; use a smaller number")])
     return number
 
 
 def has_playtest(game: Game) -> bool:
-    return template_file(game, "playtest.yaml").is_file()
+    return spec_file(game, "playtest.yaml") is not None
+
+
+def load_playtest(game: Game) -> tuple[dict, dict]:
+    """The game's playtest spec and the feedback form, read and checked (what `check` and `build` both read)."""
+    spec = load_spec(game, "playtest.yaml", _check_sheets, "playtest sheets")
+    feedback_path = paths.shared_template(game, "common/feedback.yaml")
+    if feedback_path is None:
+        raise DataError("the feedback form templates/common/feedback.yaml is missing; reinstall cardgen")
+    return spec, read_spec(feedback_path, FEEDBACK, "feedback form")
 
 
 def build_playtest(game: Game, lang: str) -> bytes:
     """Render the playtest kit of `game` in `lang` and return the PDF bytes."""
-    spec = load_spec(template_file(game, "playtest.yaml"))
-    feedback = load_spec(package_root() / "templates" / "common" / "feedback.yaml")
+    spec, feedback = load_playtest(game)
     buffer = io.BytesIO()
     title = {"ja": "プレイテスト・キット", "en": "Playtest kit"}[lang]
     writer = PageWriter.create(buffer, game, lang, title)
@@ -74,7 +187,7 @@ def build_playtest(game: Game, lang: str) -> bytes:
         if not first:
             writer.new_page()
         first = False
-        writer.heading(text_of(sheet["title"], lang))
+        writer.heading(_text(game, sheet["title"], lang))
         for block in sheet.get("blocks", []):
             _draw_block(writer, game, lang, block)
     writer.new_page()
@@ -87,24 +200,22 @@ def build_playtest(game: Game, lang: str) -> bytes:
     return buffer.getvalue()
 
 
-_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
-
-
-@lru_cache(maxsize=512)
-def _template(source: str) -> jinja2.Template:
-    return _JINJA.from_string(source)
+def _source(value: Any, lang: str) -> str:
+    """The text of a spec value in `lang`, keeping its position (an `At`) when it has one."""
+    if isinstance(value, dict):
+        chosen = value.get(lang, value.get("en", ""))
+        return chosen if isinstance(chosen, str) else "" if chosen is None else str(chosen)
+    return value if isinstance(value, str) else str(value)
 
 
 def _text(game: Game, value: Any, lang: str, **values: Any) -> str:
-    """A sheet text in `lang`, rendered with Jinja like layouts and rulebooks: {{ param('rounds') }}, {{ n }}."""
-    source = text_of(value, lang)
+    """A sheet text in `lang`, rendered in the sandbox like layouts and rulebooks: {{ param('rounds') }}, {{ n }}."""
+    source = _source(value, lang)
     if "{" not in source:
-        return source
-    try:
-        return _template(source).render(param=game.param, game=game, **values)
-    except (jinja2.TemplateError, KeyError) as exc:
-        raise CardgenError(f"templates/{game.id}/playtest.yaml: text {source!r}: {exc}; "
-                           "use {{ param('name') }} with a parameter from game.yaml, or {{ n }} in a numbered label") from None
+        return str(source)
+    at = getattr(source, "at", None) or Location("playtest.yaml", 1, 1)
+    context = {"param": game.param, "game": game, "lang": lang, **values}
+    return sandbox.render(source, context, at, "playtest text")
 
 
 def _labels(game: Game, lang: str, rows: Any) -> list[str]:
@@ -124,15 +235,17 @@ def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict, **values
         if table.get("title"):
             writer.heading(_text(game, table["title"], lang, **values), size=11)
         headers = [_text(game, h, lang) for h in table["columns"]]
-        rows = [[_cell(game, lang, entry, key) for key in table["keys"]] for entry in game.param(table["param"])]
+        entries = game.parameters.get(str(table["param"]))
+        if not isinstance(entries, list):
+            raise DataError([Problem(getattr(table["param"], "at", None),
+                                     f"param_table: '{table['param']}' must name a rule parameter in game.yaml that is a list")])
+        rows = [[_cell(game, lang, entry, key) for key in table["keys"]] for entry in entries[:MAX_ITEMS]]
         writer.grid(headers, rows, row_height=6.5 * mm)
     elif "repeat" in block:
         count = resolve_count(game, block["repeat"]["count"])
         for n in range(1, count + 1):
             for inner in block["repeat"]["blocks"]:
                 _draw_block(writer, game, lang, inner, n=n)
-    else:
-        raise CardgenError(f"{game.id}: playtest block {sorted(block)} is unknown; use text, grid, param_table or repeat")
 
 
 def _cell(game: Game, lang: str, entry: Any, key: str) -> str:

@@ -22,7 +22,9 @@ from ..files import write_atomic
 from ..model import Game
 from .charts import BAR_ALT, Bar, bar_chart, histogram
 from .pages import PageWriter, text_of
-from .playtest import load_spec, template_file
+from ..errors import DataError, Problem
+from ..io.schema import Bool, List, Map, OneOf, Int, Str
+from .playtest import TEXT, load_spec
 
 WORDS = {
     "title": {"ja": "バランス・レポート", "en": "Balance report"},
@@ -51,13 +53,25 @@ class ReportRun:
     note: dict | None = None
 
 
+RUN = Map({"title": TEXT, "players": OneOf((Int(1, 100), Str(("players",)))), "policies": List(Str(), min_items=1, max_items=100),
+           "variant": Str(), "rotate": Bool(), "note": TEXT},
+          optional={"players", "policies", "variant", "rotate", "note"})
+REPORT = Map({"runs": List(RUN, max_items=50)})
+
+
 def report_runs(game: Game) -> list[ReportRun]:
-    spec = load_spec(template_file(game, "report.yaml"))
+    """The runs of the game's `report.yaml`, read and checked (DataError at file:line for a bad one)."""
+    spec = load_spec(game, "report.yaml", REPORT, "report")
     runs = []
-    for run in spec.get("runs", []):
+    for run in spec["runs"]:
         players = run.get("players", game.min_players)
-        runs.append(ReportRun(run["title"], game.max_players if players == "players" else int(players),
-                              tuple(run.get("policies", ["random"])), run.get("variant"),
+        count = game.max_players if players == "players" else int(players)
+        if not game.min_players <= count <= game.max_players:
+            raise DataError([Problem(getattr(run["title"], "at", None) if isinstance(run["title"], str) else None,
+                                     f"report run with {count} players: the game takes {game.min_players}-{game.max_players}; "
+                                     f"change 'players'")])
+        runs.append(ReportRun(run["title"], count, tuple(str(p) for p in run.get("policies", ["random"])),
+                              None if run.get("variant") is None else str(run["variant"]),
                               bool(run.get("rotate", False)), run.get("note")))
     return runs
 
