@@ -76,8 +76,24 @@ def test_an_unknown_card_in_the_deck_order(tmp_path):
 def test_a_deck_order_missing_a_card(tmp_path):
     order = [c.id for c in load_game("llll").cards]
     save_record(Record("llll", 3, deck_order=order[:-1], actions=[]), tmp_path / "short.yaml")
-    message = _error(tmp_path / "short.yaml")
-    assert "deck_order lists 31 cards, but llll has 32" in message and order[-1] in message
+    path = tmp_path / "short.yaml"
+    message = _error(path)
+    assert f"{display_path(path)}:{_line_of(path.read_text(), 'deck_order:')}:" in message
+    assert "deck_order must list each card once" in message and order[-1] in message
+
+
+def test_a_stacked_versus_deck_holds_two_sets():
+    """The engine, not a fixed rule, says what a stacked deck holds: alice's versus deals two sets."""
+    import tempfile
+    from pathlib import Path
+
+    order = [c.id for c in load_game("alice").cards]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "versus.yaml"
+        save_record(Record("alice", 2, variant="versus", deck_order=order + order[::-1], actions=[]), path)
+        assert load_record(path).deck_order == order + order[::-1]
+        save_record(Record("alice", 2, variant="versus", deck_order=order, actions=[]), path)
+        assert "deck_order must list 46 cards" in _error(path)
 
 
 def test_a_missing_key(tmp_path, saved):
