@@ -30,7 +30,7 @@ import yaml
 from ..errors import DataError, Problem
 from ..files import write_atomic
 from ..io import limits
-from ..io.reader import SchemaReader, display_path, kind_of, where as node_location
+from ..io.reader import SchemaReader, display_path, where as node_location
 from ..io.schema import Bool, Int, List, OneOf, Str, validate
 from ..load import load_game
 from ..model import Game, Location
