@@ -104,7 +104,7 @@ def template_problem(exc: BaseException, origin: Location, what: str = "template
     if isinstance(exc, TemplateTimeout):
         return Problem(origin, f"{what} takes longer than {limits.MAX_TEMPLATE_SECONDS:g} s to render; simplify its loops")
     if isinstance(exc, SecurityError):
-        return Problem(_at(origin, lineno), f"{what}: not allowed in a template ({exc}); templates may only read the game's data")
+        return Problem(_at(origin, _runtime_line(exc) or lineno), f"{what}: not allowed in a template ({exc}); templates may only read the game's data")
     if isinstance(exc, jinja2.TemplateSyntaxError):
         return Problem(_at(origin, lineno), f"{what}: template syntax error: {exc.message}; fix the {{{{ }}}} or {{% %}} here")
     if isinstance(exc, jinja2.UndefinedError):
