@@ -21,25 +21,29 @@ from __future__ import annotations
 import io
 import math
 import re
+import secrets
+import string
+import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import jinja2
 import yaml
 from reportlab.lib.pagesizes import A4, letter
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Spacer, Table, TableStyle
-from reportlab.platypus.doctemplate import BaseDocTemplate, PageTemplate
+from reportlab.platypus.doctemplate import BaseDocTemplate, LayoutError as _PlatypusLayoutError, PageTemplate
 from reportlab.platypus.frames import Frame
 
 from ..errors import DataError, Problem
 from ..files import write_atomic
-from ..fonts import register_fonts
-from ..io.paths import package_root
+from ..fonts import GOTHIC, MINCHO, register_fonts
+from ..io import paths, sandbox
+from ..io.reader import SchemaReader, compose, display_path, read_text
+from ..io.schema import Anything, Bool, Dict, Int, List, Map, Num, OneOf, Str, Text as TextSpec, validate
 from ..model import Card, CardType, Game, Location, Text
 from ..text import break_lines
 
@@ -59,16 +63,141 @@ def _deep_merge(base: dict, over: dict) -> dict:
 
 
 def templates_dir() -> Path:
-    return package_root() / "templates" / "rulebook"
+    return paths.bundled_templates() / "rulebook"
 
 
-def load_style(game_id: str) -> dict:
-    """The page template settings, with the game's own overrides merged in."""
-    base = yaml.safe_load((templates_dir() / "style.yaml").read_text(encoding="utf-8"))
-    own = templates_dir() / f"style.{game_id}.yaml"
-    if own.is_file():
-        base = _deep_merge(base, yaml.safe_load(own.read_text(encoding="utf-8")) or {})
+# --- the shape of style.yaml -------------------------------------------------------------------
+
+_TYPE_ENTRY = Map({"size": Num(3, 72), "leading": Num(3, 120)})
+_TYPE_KINDS = ("body", "small", "table", "h1", "h2", "h3", "title")
+_COLOURS = ("ink", "muted", "accent", "rule", "header_fill", "zebra_fill", "note_fill", "decision_fill", "decision_bar",
+            "card_face", "card_back", "zone_fill")
+# Labels formatted with str.format, and the only fields they may name.
+_LABEL_FIELDS = {"cards_unit": {"n"}, "copies_of": {"n"}, "players_value": {"min", "max"}, "players_value_one": {"min"},
+                 "decisions_intro": {"source"}, "page_of": {"page", "total"}}
+
+
+def _style_spec(partial: bool) -> Map:
+    def m(fields: dict) -> Map:
+        return Map(fields, optional=set(fields) if partial else set())
+
+    return m({
+        "page": m({"size": Str(("A4", "Letter", "a4", "letter", "LETTER")), "margin_top": Num(0, 100),
+                   "margin_bottom": Num(0, 100), "margin_inner": Num(0, 100), "margin_outer": Num(0, 100),
+                   "header_offset": Num(0, 100), "footer_offset": Num(0, 100)}),
+        "fonts": m({"body": Str((GOTHIC, MINCHO)), "strong": Str((GOTHIC, MINCHO))}),
+        "type": m({lang: Map({k: _TYPE_ENTRY for k in _TYPE_KINDS}, optional=set(_TYPE_KINDS) if partial else set())
+                   for lang in LANGS}),
+        "colours": Dict(Str(), List(Num(0, 1), min_items=3, max_items=3), max_items=100),
+        "labels": m({lang: Dict(Str(), Str(), max_items=200) for lang in LANGS}),
+    })
+
+
+def _check_labels(r: SchemaReader, node: yaml.Node) -> None:
+    """Labels may name only the fields the renderer fills in (`{n}`), nothing like `{n.__class__}`."""
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
+        if key.value != "labels" or not isinstance(value, yaml.MappingNode):
+            continue
+        for _lang, per_lang in value.value:
+            for label_key, label_node in per_lang.value if isinstance(per_lang, yaml.MappingNode) else []:
+                allowed = _LABEL_FIELDS.get(label_key.value, set())
+                try:
+                    fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(str(label_node.value))
+                              if f is not None]
+                except ValueError as exc:
+                    r.error(label_node, f"labels.{label_key.value}: {exc}; write a literal brace as {{{{ or }}}}")
+                    continue
+                for name, spec, conv in fields:
+                    if name not in allowed or spec or conv:
+                        hint = ", ".join("{" + a + "}" for a in sorted(allowed)) or "none (write a literal brace as {{ or }})"
+                        r.error(label_node, f"labels.{label_key.value}: '{{{name}}}' is not a field of this label; fields: {hint}")
+
+
+def _read_style(path: Path, partial: bool) -> dict:
+    r = SchemaReader()
+    node = r.read(path, empty_ok=partial)
+    if node is None:
+        r.raise_if_any()
+        return {}
+    value = validate(r, node, _style_spec(partial), "style")
+    _check_labels(r, node)
+    r.raise_if_any()
+    return value or {}
+
+
+def load_style(game: Game | str) -> dict:
+    """The page template settings, with the game's own overrides merged in.
+
+    The bundled `templates/rulebook/style.yaml`, then a game folder's `templates/style.yaml`
+    (or the bundled `templates/rulebook/style.<id>.yaml`): same keys, merged over the base.
+    """
+    base = _read_style(templates_dir() / "style.yaml", partial=False)
+    game_id = game if isinstance(game, str) else game.id
+    own = None if isinstance(game, str) else paths.game_template(game, "style.yaml")
+    if own is None and paths.portable_name_problem(game_id, "game id") is None:
+        candidate = templates_dir() / f"style.{game_id}.yaml"
+        own = candidate if candidate.is_file() else None
+    if own is not None:
+        base = _deep_merge(base, _read_style(own, partial=True))
+    for lang in LANGS:
+        missing = sorted(set(_LABEL_FIELDS) - set(base["labels"][lang]))
+        if missing:
+            raise DataError([Problem(Location(display_path(own or templates_dir() / "style.yaml"), 1, 1),
+                                     f"labels.{lang}: missing {', '.join(missing)}; add them")])
+    missing = sorted(set(_COLOURS) - set(base["colours"]))
+    if missing:
+        raise DataError([Problem(Location(display_path(own or templates_dir() / "style.yaml"), 1, 1),
+                                 f"colours: missing {', '.join(missing)}; add them")])
     return base
+
+
+# --- the shape of a figures file ---------------------------------------------------------------
+
+_ITEM_TYPES = ("zone", "card", "slot", "deck", "row", "chips", "text", "arrow")
+_FACE = Str(("up", "down", "slot"))
+_POINT = List(Num(-100, 100), min_items=2, max_items=2)
+_ITEM = Map({
+    "type": Str(_ITEM_TYPES), "x": Num(-100, 100), "y": Num(-100, 100), "w": Num(0, 100), "h": Num(0, 100),
+    "label": Anything(), "label_at": Str(("top", "bottom")), "face": _FACE, "text": Anything(), "rotate": Bool(),
+    "mark": Anything(), "depth": Int(0, 10), "n": Int(0, 100), "step": Num(0.1, 10), "faces": List(_FACE, max_items=100),
+    "texts": List(Anything(), max_items=100), "marks": List(Anything(), max_items=100),
+    "align": Str(("left", "center", "right")), "size": Num(3, 40), "colour": Str(), "from": _POINT, "to": _POINT,
+}, optional={"x", "y", "w", "h", "label", "label_at", "face", "text", "rotate", "mark", "depth", "n", "step", "faces",
+             "texts", "marks", "align", "size", "colour", "from", "to"})
+_FIGURE = Map({"caption": Anything(), "card_mm": Num(3, 60), "width": Num(0.1, 100), "height": Num(0.1, 100),
+               "items": List(_ITEM, min_items=1, max_items=500)},
+              optional={"caption", "card_mm", "width", "height"})
+_NEEDS = {"zone": ("w", "h"), "row": ("n",), "chips": ("n",), "arrow": ("from", "to")}
+
+
+def figures_path(game: Game) -> Path | None:
+    """A game folder's own `templates/figures.yaml`, else the bundled `templates/rulebook/figures/<id>.yaml`."""
+    own_root = game.root / paths.GAME_TEMPLATES
+    own = paths.inside(own_root, "figures.yaml") if own_root.is_dir() else None
+    if own is not None and own.is_file():
+        return own
+    if paths.portable_name_problem(game.id, "game id") is None:
+        bundled = templates_dir() / "figures" / f"{game.id}.yaml"
+        if bundled.is_file():
+            return bundled
+    return None
+
+
+def _check_figures(r: SchemaReader, node: yaml.Node, colours: dict) -> dict:
+    figures = validate(r, node, Dict(Str(), _FIGURE, max_items=50), "figures") or {}
+    if r.problems:
+        return {}
+    for _, fig_node in node.value:
+        items = next(v for k, v in fig_node.value if k.value == "items")
+        for item_node in items.value:
+            item = {k.value: v for k, v in item_node.value}
+            kind = item["type"].value
+            for needed in _NEEDS.get(kind, ()):
+                if needed not in item:
+                    r.error(item_node, f"a figure item of type {kind} needs '{needed}'")
+            if "colour" in item and item["colour"].value not in colours:
+                r.error(item["colour"], f"colour '{item['colour'].value}' is not one of style.yaml's colours: {', '.join(sorted(colours))}")
+    return figures
 
 
 @dataclass(frozen=True)
@@ -702,8 +831,9 @@ def _join(lines: list[str], lang: str) -> str:
     return out.rstrip("\n")
 
 
-def parse_markdown(text: str, lang: str) -> list[Block]:
-    """Split rendered Markdown into blocks."""
+def parse_markdown(text: str, lang: str, nonce: str | None = None) -> list[Block]:
+    """Split rendered Markdown into blocks (directive markers carry the builder's `nonce`)."""
+    block_re = _BLOCK_RE if nonce is None else re.compile(rf"^\s*@@BLOCK(\d+)\.{re.escape(nonce)}@@\s*$")
     blocks: list[Block] = []
     lines = text.split("\n")
     i = 0
@@ -719,7 +849,7 @@ def parse_markdown(text: str, lang: str) -> list[Block]:
     while i < len(lines):
         raw = lines[i]
         stripped = raw.strip()
-        m_block = _BLOCK_RE.match(raw)
+        m_block = block_re.match(raw)
         if not stripped:
             flush()
             i += 1
@@ -767,7 +897,7 @@ def parse_markdown(text: str, lang: str) -> list[Block]:
             start = i
             i += 1
             while i < len(lines) and lines[i].strip() and not _ITEM_RE.match(lines[i]) \
-                    and not _BLOCK_RE.match(lines[i]) and lines[i].startswith(" "):
+                    and not block_re.match(lines[i]) and lines[i].startswith(" "):
                 item_lines.append(lines[i])
                 i += 1
             blocks.append(Block("item", _join(item_lines, lang), level=indent // 2, marker=m_item.group(2), line=start + 1))
@@ -865,19 +995,23 @@ class _Builder:
             raise ValueError(f"language must be one of {', '.join(LANGS)}, not {lang!r}")
         self.game = game
         self.lang = lang
-        self.style = load_style(game.id)
+        self.style = load_style(game)
         self.labels = self.style["labels"][lang]
         self.fonts = register_fonts()
         fonts = self.style["fonts"]
         self.body_font, self.strong_font = fonts["body"], fonts["strong"]
         self.col = {k: tuple(v) for k, v in self.style["colours"].items()}
         self.types = self.style["type"][lang]
-        self.directives: list[Callable[[], list[Flowable]]] = []
+        self.directives: list[tuple[Callable[[], list[Flowable]], int]] = []  # (build, line in the rules text)
+        self.nonce = secrets.token_hex(6)  # directive markers a rules text cannot forge
+        self._rendering: Any = None  # the compiled rules text while it renders
+        self._figures: dict | None = None
         self.decision_numbers = {d.id: n for n, d in enumerate(game.decisions, 1)}
         self.used_decisions_list = False
         self.counters = [0, 0, 0]
         self.keys = 0
         self.source_path = game.root / f"rules.{lang}.md"
+        self.shown = display_path(self.source_path)
 
     # -- styles ----------------------------------------------------------------------------
     def ts(self, kind: str = "body", **kw: Any) -> TStyle:
@@ -963,8 +1097,21 @@ class _Builder:
 
     # -- directives ---------------------------------------------------------------------------
     def directive(self, build: Callable[[], list[Flowable]]) -> str:
-        self.directives.append(build)
-        return f"\n@@BLOCK{len(self.directives) - 1}@@\n"
+        self.directives.append((build, self._template_line()))
+        return f"\n@@BLOCK{len(self.directives) - 1}.{self.nonce}@@\n"
+
+    def _template_line(self) -> int:
+        """The line of the rules text whose {{ }} is calling now (a directive's place, for its errors)."""
+        template = self._rendering
+        frame = sys._getframe(1)
+        while frame is not None and template is not None:
+            if frame.f_code.co_filename == "<template>":
+                try:
+                    return int(template.get_corresponding_lineno(frame.f_lineno))
+                except (AttributeError, TypeError, ValueError):
+                    return 1
+            frame = frame.f_back
+        return 1
 
     def context(self) -> dict[str, Any]:
         g = self.game
@@ -992,6 +1139,21 @@ class _Builder:
         def cards_text(n: int) -> str:
             return b.labels["cards_unit"].format(n=n)
 
+        def index_by(seq: Iterable[Any], key: str, value: str) -> dict:
+            """{item[key]: item[value]} for a list of mappings (templates cannot mutate a dict)."""
+            out = {}
+            for x in seq:
+                if not isinstance(x, dict) or key not in x or value not in x:
+                    raise KeyError(f"index_by: every item needs '{key}' and '{value}'")
+                out[x[key]] = x[value]
+            return out
+
+        def find(seq: Iterable[Any], **kw: Any) -> Any:
+            for x in seq:
+                if all(x.get(k) == v for k, v in kw.items()):
+                    return x
+            raise KeyError(f"find: nothing has {', '.join(f'{k}={v!r}' for k, v in kw.items())}")
+
         def decision_ref(did: str) -> str:
             if did not in b.decision_numbers:
                 raise KeyError(f"{g.id}: no decision {did!r} in game.yaml decisions")
@@ -1009,7 +1171,7 @@ class _Builder:
             "play_area_diagram": lambda **kw: b.directive(lambda: b.figure("play_area", **kw)),
             "setup_figure": lambda **kw: b.directive(lambda: b.figure("setup", **kw)),
             "appendix": lambda title="": b.directive(lambda: b.appendix(title)),
-            "find": lambda seq, **kw: next(x for x in seq if all(x.get(k) == v for k, v in kw.items())),
+            "find": find, "index_by": index_by,
             "pagebreak": lambda: b.directive(lambda: [PageBreak()]),
         }
 
@@ -1289,18 +1451,32 @@ class _Builder:
         out.append(self._decision_table(self.game.decisions))
         return out
 
+    def figures(self) -> dict:
+        """The game's figures (rendered in the sandbox, then read through the schema reader), once per book."""
+        if self._figures is not None:
+            return self._figures
+        path = figures_path(self.game)
+        if path is None:
+            raise KeyError(f"{self.game.id}: no figures; write templates/figures.yaml in the game folder")
+        shown = display_path(path)
+        source = read_text(path, shown)
+        rendered = sandbox.render(source, self.context(), Location(shown, 1, 1), "figure template")
+        r = SchemaReader()
+        node = compose(rendered, shown)
+        if node is None:
+            raise DataError([Problem(Location(shown, 1, 1), "the figures file is empty; describe at least one figure")])
+        figures = _check_figures(r, node, self.style["colours"])
+        r.raise_if_any()
+        self._figures = figures
+        return figures
+
     def figure(self, name: str, caption: bool = True, max_card_mm: float | None = None) -> list[Flowable]:
-        path = templates_dir() / "figures" / f"{self.game.id}.yaml"
-        if not path.is_file():
-            raise KeyError(f"{self.game.id}: no figure file {path.name} in templates/rulebook/figures")
-        env = self.jinja_env()
-        try:
-            rendered = env.from_string(path.read_text(encoding="utf-8")).render(self.context())
-        except jinja2.TemplateError as exc:
-            raise DataError([Problem(Location(str(path), getattr(exc, "lineno", 1) or 1, 1), f"figure template: {exc}")]) from None
-        figures = yaml.safe_load(rendered) or {}
+        figures = self.figures()
         if name not in figures:
-            raise KeyError(f"{self.game.id}: no figure {name!r} in {path.name} (has: {', '.join(figures)})")
+            raise KeyError(f"{self.game.id}: no figure {name!r} in the figures file (has: {', '.join(figures)})")
+        if max_card_mm is not None and (not isinstance(max_card_mm, (int, float)) or isinstance(max_card_mm, bool)
+                                        or not 3 <= max_card_mm <= 60):
+            raise ValueError(f"figure {name!r}: max_card_mm must be a number of mm from 3 to 60")
         spec = figures[name]
         w_mm, h_mm = _card_mm(self.game.card_size)
         fig = Figure(spec, self.lang, h_mm / w_mm, self.style, self.fonts,
@@ -1314,38 +1490,41 @@ class _Builder:
         return [Spacer(1, 4), KeepTogether(out)]
 
     # -- the text ---------------------------------------------------------------------------
-    def jinja_env(self) -> jinja2.Environment:
-        return jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                                  keep_trailing_newline=True, autoescape=False)
-
     def render_source(self) -> str:
+        """The rules text (read through the schema reader's text rules) rendered in the strict sandbox."""
         path = self.source_path
         if not path.is_file():
-            raise DataError([Problem(Location(_shown(path), 1, 1),
+            raise DataError([Problem(Location(self.shown, 1, 1),
                                      f"the rules text is missing; write rules.{self.lang}.md (see cardgen/render/rulebook.py)")])
-        source = path.read_text(encoding="utf-8")
+        source = read_text(path, self.shown)
+        origin = Location(self.shown, 1, 1)
+        template = sandbox.compile_template(source, origin, "rules text")
+        self._rendering = template
         try:
-            return self.jinja_env().from_string(source).render(self.context())
-        except jinja2.TemplateSyntaxError as exc:
-            raise DataError([Problem(Location(_shown(path), exc.lineno or 1, 1), f"template syntax error: {exc.message}")]) from None
-        except (jinja2.UndefinedError, KeyError, TypeError, ValueError) as exc:
-            line = _template_line(exc)
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            raise DataError([Problem(Location(_shown(path), line, 1), f"{message}; fix the rules text or the data")]) from None
+            return sandbox.render(template, self.context(), origin, "rules text")
+        except (RuntimeError, LookupError) as exc:  # e.g. StopIteration turned RuntimeError in a generator
+            raise DataError([sandbox.template_problem(exc, origin, "rules text")]) from None
+        finally:
+            self._rendering = None
 
     def flowables(self, frame_width: float) -> list[Flowable]:
         self.frame_width = frame_width
         text = self.render_source()
-        blocks = parse_markdown(text, self.lang)
+        blocks = parse_markdown(text, self.lang, self.nonce)
         story: list[Flowable] = self.cover()
         for block in blocks:
             try:
                 story.extend(self.block(block))
-            except KeyError as exc:
-                raise DataError([Problem(Location(_shown(self.source_path), block.line, 1),
-                                         f"{exc.args[0] if exc.args else exc}; fix the rules text or the data")]) from None
+            except DataError:
+                raise
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError, RecursionError) as exc:
+                # A directive's error is at the line that calls it; other blocks' lines are in the rendered text.
+                line = self.directives[block.index][1] if block.kind == "directive" else block.line
+                message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc) or type(exc).__name__
+                raise DataError([Problem(Location(self.shown, line, 1),
+                                         f"{message}; fix the rules text or the data")]) from None
         if self.game.decisions and not self.used_decisions_list:
-            raise DataError([Problem(Location(_shown(self.source_path), 1, 1),
+            raise DataError([Problem(Location(self.shown, 1, 1),
                                      "the rules text never calls {{ decisions() }}: every decision in game.yaml must be printed")])
         return story
 
@@ -1371,7 +1550,7 @@ class _Builder:
 
     def block(self, block: Block) -> list[Flowable]:
         if block.kind == "directive":
-            return self.directives[block.index]()
+            return self.directives[block.index][0]()
         if block.kind == "heading":
             # Never leave a heading alone at the foot of a page: it needs room for a few lines.
             heading = self.heading(block.text, min(block.level, 3))
@@ -1443,23 +1622,6 @@ def _card_mm(card_size: str) -> tuple[float, float]:
     return float(w), float(h)
 
 
-def _shown(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def _template_line(exc: BaseException) -> int:
-    tb = exc.__traceback__
-    line = 1
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == "<template>":
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
-
-
 # ============================================================================ appendix hook
 
 def appendix_flowables(game: Game, lang: str) -> list[Flowable]:
@@ -1492,7 +1654,12 @@ def build_rulebook(game: Game, lang: str) -> bytes:
     decorate = _page_decorator(game.title.get(lang), builder.labels["page_of"], style, builder.fonts, total)
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=decorate)])
     story = [total] + builder.flowables(doc.width)
-    doc.multiBuild(story, canvasmaker=_Canvas, maxPasses=10)
+    try:
+        doc.multiBuild(story, canvasmaker=_Canvas, maxPasses=10)
+    except _PlatypusLayoutError as exc:
+        raise DataError([Problem(Location(builder.shown, 1, 1),
+                                 f"a block of the rules text does not fit on a page ({str(exc)[:200]}); "
+                                 f"shorten the table or paragraph, or split it")]) from None
     return buf.getvalue()
 
 
