@@ -51,6 +51,7 @@ from typing import Any, Iterable
 import yaml
 
 from .errors import DataError, Problem
+from .io import paths
 from .io.reader import SchemaReader
 from .model import Card, Game, Location, Text
 
@@ -395,7 +396,13 @@ class _Builder:
     # -- reading --------------------------------------------------------------------------
 
     def build(self) -> MappingReport:
-        node = self.r.read(self.path)
+        # a symbolic link out of the game folder is refused, never followed
+        node = None
+        if self.path.exists() and paths.inside(Path(self.game.root), MAPPING_FILE) is None:
+            self.r.error(Location(_shown(self.path), 1, 1),
+                         f"{MAPPING_FILE} resolves outside the game folder (a symbolic link?); replace it with a file in the folder")
+        else:
+            node = self.r.read(self.path)
         if node is not None:
             top = self.r.mapping(node, MAPPING_FILE, {"decks"}, TOP_KEYS)
             if top is not None:  # otherwise one problem says why; do not add "missing" for every card

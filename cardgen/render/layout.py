@@ -214,7 +214,7 @@ class Box:
         """Whether the box is drawn for this card: its `when` evaluated in the sandbox."""
         if self.when is None:
             return True
-        return bool(sandbox.evaluate(self.when, dict(ctx), self.when_at or self.location, f"box '{self.name}' when"))
+        return bool(_evaluate(self.when, ctx, self.when_at or self.location, f"box '{self.name}' when"))
 
     @property
     def refs(self) -> frozenset[str]:
@@ -265,7 +265,16 @@ class Var:
     origin: Location
 
     def value(self, ctx: Mapping[str, Any]) -> Any:
-        return sandbox.evaluate(self.expression, dict(ctx), self.origin, f"vars.{self.name}")
+        return _evaluate(self.expression, ctx, self.origin, f"vars.{self.name}")
+
+
+def _evaluate(expression: Callable[..., Any], ctx: Mapping[str, Any], origin: Location, what: str) -> Any:
+    """A `when:` or `vars:` expression evaluated in the sandbox; its errors are at the expression's place
+    (an expression is one YAML value, and the line numbers Jinja gives for one are those of its generated code)."""
+    try:
+        return sandbox.evaluate(expression, dict(ctx), origin, what)
+    except DataError as exc:
+        raise DataError([Problem(origin, p.message) for p in exc.problems]) from None
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,9 @@ _FIGURE = Map({"caption": Anything(), "card_mm": Num(3, 60), "width": Num(0.1, 1
 _NEEDS = {"zone": ("w", "h"), "row": ("n",), "chips": ("n",), "arrow": ("from", "to")}
 
 
+_KEEP_LINES = re.compile(r"(?<![-+])%\}(?=[ \t]*$)", re.M)
+
+
 def figures_path(game: Game) -> Path | None:
     """A game folder's own `templates/figures.yaml`, else the bundled `templates/rulebook/figures/<id>.yaml`."""
     own_root = game.root / paths.GAME_TEMPLATES
@@ -1459,7 +1462,8 @@ class _Builder:
         if path is None:
             raise KeyError(f"{self.game.id}: no figures; write templates/figures.yaml in the game folder")
         shown = display_path(path)
-        source = read_text(path, shown)
+        # `+%}` keeps the line break after a block tag, so a YAML problem is at its line in the file
+        source = _KEEP_LINES.sub("+%}", read_text(path, shown))
         rendered = sandbox.render(source, self.context(), Location(shown, 1, 1), "figure template")
         r = SchemaReader()
         node = compose(rendered, shown)
@@ -1496,6 +1500,7 @@ class _Builder:
         if not path.is_file():
             raise DataError([Problem(Location(self.shown, 1, 1),
                                      f"the rules text is missing; write rules.{self.lang}.md (see cardgen/render/rulebook.py)")])
+        paths.game_file(self.game, path.name, Location(self.shown, 1, 1), "rules text")  # no link out of the folder
         source = read_text(path, self.shown)
         origin = Location(self.shown, 1, 1)
         template = sandbox.compile_template(source, origin, "rules text")
