@@ -24,6 +24,9 @@ from typing import Callable, Iterator, Sequence
 
 from PIL import Image
 
+from ..errors import CardgenError
+from ..io import limits
+
 try:  # optional: a faster PNG encoder (see _encode_png)
     import numpy as _np
 except ImportError:  # pragma: no cover
@@ -47,6 +50,17 @@ def png_size(card_size: tuple[float, float], bleed: float, dpi: int = PNG_DPI) -
     """Pixel size of a face with bleed at `dpi`: round((mm + 2 * bleed) / 25.4 * dpi)."""
     w, h = card_size
     return round((w + 2 * bleed) / 25.4 * dpi), round((h + 2 * bleed) / 25.4 * dpi)
+
+
+def check_pixels(size: tuple[int, int], what: str) -> tuple[int, int]:
+    """`size` if an image of that many pixels may be drawn; CardgenError (before anything is allocated) if not."""
+    w, h = size
+    if w <= 0 or h <= 0:
+        raise CardgenError(f"{what} would be {w} x {h} px; the card size and bleed must be positive")
+    if w * h > limits.MAX_IMAGE_PIXELS:
+        raise CardgenError(f"{what} would be {w:,} x {h:,} px ({w * h:,} pixels), more than the limit of "
+                           f"{limits.MAX_IMAGE_PIXELS:,}; use a smaller card size or bleed")
+    return size
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
@@ -100,6 +114,7 @@ def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> 
     PDFium rounds the bitmap size up, so the scale is nudged down by a hair to land on the
     intended size; a remaining one-pixel difference is cropped or padded, never resampled.
     """
+    check_pixels(size, "an image")
     # 4-byte RGBx is PDFium's fastest path (about a third faster than 3-byte RGB here).
     bitmap = page.render(scale=scale * (1 - 1e-6), crop=(crop_pt, crop_pt, crop_pt, crop_pt), rev_byteorder=True, prefer_bgrx=True)
     image = bitmap.to_pil()
@@ -136,7 +151,7 @@ def face_pngs(
     """
     import pypdfium2 as pdfium
 
-    size = png_size(card_size, bleed, dpi)
+    size = check_pixels(png_size(card_size, bleed, dpi), "a card face PNG")
     scale = dpi / 72
     pdf = pdfium.PdfDocument(shop_pdf)
     done_groups: set[str] = set()
@@ -245,7 +260,7 @@ def tts_sheets(
             groups = {backs[cid][1] for _, cid in chunk}
             unique = None in groups or len(groups) > 1
             # One sheet image at a time keeps the peak memory to one 4096 px sheet.
-            sheet = Image.new("RGB", (cols * cw, rows * ch), "white")
+            sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS deck sheet"), "white")
             for slot, (page_index, cid) in enumerate(chunk):
                 r, c = divmod(slot, cols)
                 sheet.paste(_render(pdf[page_index], scale, (cw, ch), crop), (c * cw, r * ch))
@@ -256,7 +271,7 @@ def tts_sheets(
             del sheet
             yield face_name, data
             if unique:
-                sheet = Image.new("RGB", (cols * cw, rows * ch), "white")
+                sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS back sheet"), "white")
                 shared_imgs: dict[str, Image.Image] = {}
                 for slot, (_, cid) in enumerate(chunk):
                     r, c = divmod(slot, cols)
