@@ -1,4 +1,5 @@
-"""Card layouts as data: templates/<game>/layout.yaml -> compiled, validated boxes.
+"""Card layouts as data: <game folder>/templates/layout.yaml (a bundled game's is
+templates/<game>/layout.yaml) -> compiled, validated boxes.
 
 A layout names boxes in millimetres from the trimmed card's top-left corner. Every value may
 be a constant, a `{ja: .., en: ..}` pair, or a Jinja2 template ("{{ card.vp }}"); templates
@@ -7,7 +8,8 @@ modification time, so drawing a card never parses YAML or Jinja. Errors name fil
 
 ```yaml
 size: poker                  # optional: the card size the layout is drawn for (default: the game's)
-include: [common/parts.yaml] # optional: files under templates/ whose colours, strings and parts are merged
+include: [common/parts.yaml] # optional: files under the game folder's templates/ (else the bundled templates/)
+                             # whose colours, strings and parts are merged; never outside those two
 colours: {ink: "#222222"}    # named colours; colour values take a name, "#rrggbb[aa]" or "none"
 strings: {ally: {ja: 友軍, en: Ally}}   # labels in both languages, in templates as s.ally
 vars: {tier: "'gold' if card.vp >= 4 else 'silver'"}  # per-card values (Jinja expressions, in order)

@@ -1,7 +1,8 @@
 """Playtest kit: score and record sheets, a feedback form and a token sheet, as one PDF.
 
-What each game's sheets hold is data (`templates/<game>/playtest.yaml`); the feedback form
-is shared (`templates/common/feedback.yaml`). Numbers on the sheets (rounds, bonus tables,
+What each game's sheets hold is data (`<game folder>/templates/playtest.yaml`, else the bundled
+`templates/<game>/playtest.yaml`), read through the schema reader with a declared shape; texts
+render in the sandbox. The feedback form is shared (`templates/common/feedback.yaml`). Numbers on the sheets (rounds, bonus tables,
 ending scores) come from the game's parameters, so they follow the rules when those change.
 """
 

@@ -1,7 +1,8 @@
 """Balance report: simulate a game with bots and print the results as charts.
 
 Which runs a game's report holds (player counts, policies, strategy comparisons) is data in
-`templates/<game>/report.yaml`. The numbers printed are those of `simulate(...).as_dict()`,
+`<game folder>/templates/report.yaml` (else the bundled `templates/<game>/report.yaml`),
+read through the schema reader with a declared shape (`REPORT`). The numbers printed are those of `simulate(...).as_dict()`,
 the same dictionary `cardgen simulate --format json` prints, so anyone can reproduce them
 from the seed, policies and game count shown on the page.
 """

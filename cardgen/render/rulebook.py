@@ -12,8 +12,12 @@ spaces to nest), `> ` notes, `| tables |` with a `|---|` line under the header, 
 
 Paragraphs are laid out line by line with `cardgen.text.break_lines`, the same Japanese line
 breaking (BudouX phrases and JIS X 4051 kinsoku) as the cards. Page settings and the words the
-renderer prints itself are in `templates/rulebook/style.yaml`; the setup figures are vector
-drawings described in `templates/rulebook/figures/<game>.yaml`.
+renderer prints itself are in `templates/rulebook/style.yaml` (a game folder may override them in
+`templates/style.yaml`); the setup figures are vector drawings described in the game folder's
+`templates/figures.yaml`, else the bundled `templates/rulebook/figures/<game>.yaml`.
+
+The rules text, figures and style are untrusted: read through `cardgen.io.reader`, rendered in the
+strict sandbox (`cardgen.io.sandbox`), every error a DataError at its file:line.
 """
 
 from __future__ import annotations
