@@ -23,7 +23,8 @@ from ..load import load_game
 from ..model import Game
 from . import engine_module
 from .bots import make_policy, policy_names
-from .core import TERMINAL, Rules, State
+from .core import Rules, State
+from .core import play as core_play
 
 CHUNK = 250          # games per task sent to a worker
 Z95 = 1.959963984540054
@@ -61,23 +62,14 @@ def percentile(sorted_values: Sequence[int], q: float) -> int:
 
 
 def play(rules: Rules, policies: Sequence[Any], seed: int, deck_order: Sequence[str] | None = None) -> State:
-    """Play one game to the end: the fast loop (actions come from legal_actions via the bots,
-    so they are applied without validating them a second time)."""
-    state = rules.new_state(random.Random(seed), deck_order)
-    rng = random.Random(policy_seed(seed))
-    history = state.history
-    limit = rules.max_actions
-    apply = state._apply
-    current = state.current_player
-    while True:
-        seat = current()
-        if seat == TERMINAL:
-            return state
-        action = policies[seat].choose(state, rng)
-        apply(action)
-        history.append(action)
-        if len(history) > limit:
-            raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {limit} actions without ending")
+    """Play one game to the end: chance outcomes drawn from a source seeded with `seed`, the
+    bots' own randomness from `policy_seed(seed)` (the fast loop: actions come from
+    legal_actions, so they are applied without validating them a second time)."""
+    state = rules.new_initial_state(deck_order)
+    try:
+        return core_play(state, policies, random.Random(seed), random.Random(policy_seed(seed)), rules.max_actions)
+    except RuntimeError:
+        raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {rules.max_actions} moves without ending") from None
 
 
 def seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
@@ -127,12 +119,23 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
             from .record import Record, save_record
 
             record = Record(game=rules.game.id, players=players, variant=variant, seed=gseed,
-                            actions=list(state.history),
+                            actions=[str(a) for a in state.history],
                             meta={"policies": seat_names, "run_seed": seed, "index": index,
                                   "result": {"scores": list(result.scores), "winners": list(result.winners),
                                              "ending": result.ending}})
             save_record(record, Path(records_dir) / f"{rules.game.id}-{index:06d}.yaml")
     return out
+
+
+def run_chunk_on(game: Game, task: tuple) -> list[tuple]:
+    """Run one chunk of games of `game` in an executor's worker (a Dask worker, say): the game
+    travels with the task, because that worker may lack the folder or hold another version of it."""
+    root = task[0]
+    if _GAMES.get(root) != game:
+        _GAMES[root] = game
+        for key in [k for k in _CACHE if k[0] == root]:
+            del _CACHE[key]
+    return _run_chunk(task)
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -207,12 +210,14 @@ class SimulationReport:
 def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | None = None,
              policies: Sequence[str] | None = None, workers: int | None = 1, variant: str | None = None,
              rotate: bool = False, save_records: str | os.PathLike | None = None,
-             progress: Callable[[int], None] | None = None) -> SimulationReport:
+             progress: Callable[[int], None] | None = None, executor: Any = None) -> SimulationReport:
     """Play `games` games with bots and gather balance statistics.
 
     `policies`: one name for every seat, or one per seat. `workers`: processes (None = all
     cores); the report does not depend on it. `rotate`: game i shifts the policies i seats,
-    so that a strategy comparison is not a seat comparison.
+    so that a strategy comparison is not a seat comparison. `executor`: an object whose
+    `map(fn, tasks)` yields results in task order (cardgen.analysis.executors: local processes
+    or a Dask cluster); it replaces `workers`, and the report does not depend on it either.
     """
     if isinstance(game, str):
         game = load_game(game)
@@ -223,7 +228,7 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     if players not in game.player_counts:
         raise CardgenError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
     if variant is None:
-        variant = module.Rules.default_variant(players)
+        variant = module.Rules.default_variant(players, game)
     if variant not in module.Rules.variants:
         raise CardgenError(f"{game.id} has no variant {variant!r}; choose from {', '.join(module.Rules.variants)}")
     if games < 1:
@@ -237,8 +242,8 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     for name in names:
         if name not in known:
             raise CardgenError(f"{game.id} has no policy {name!r}; choose from {', '.join(sorted(known))}")
-    if not module.Rules.supports(players, variant):
-        playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v))
+    if not module.Rules.supports(players, variant, game):
+        playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v, game))
         raise CardgenError(f"{game.id}: variant {variant!r} cannot be played by {players} player(s); "
                            f"with {players} player(s) use {playable or 'another player count'}")
     try:
@@ -255,7 +260,14 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
              for start in range(0, games, CHUNK)]
     started = time.perf_counter()
     rows: list[tuple] = []
-    if workers <= 1 or len(tasks) == 1:
+    if executor is not None:
+        import functools
+
+        for chunk in executor.map(functools.partial(run_chunk_on, game), tasks):
+            rows.extend(chunk)
+            if progress:
+                progress(len(chunk))
+    elif workers <= 1 or len(tasks) == 1:
         for task in tasks:
             chunk = _run_chunk(task, (module, rules))
             rows.extend(chunk)

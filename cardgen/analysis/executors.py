@@ -1,0 +1,148 @@
+"""Where simulations run: local worker processes (the default) or a Dask cluster.
+
+An executor has two methods, both taking a picklable module-level function and a list of items:
+
+- `map(fn, items)` yields `fn(item)` in item order (what `simulate` needs: its report is built
+  in game order);
+- `map_unordered(fn, items)` yields `(i, fn(items[i]))` as each finishes (what a sweep needs:
+  every point is saved the moment it is done, so an interrupted sweep loses little).
+
+Results never depend on the executor: every game's seed comes from (seed, index) and every
+sweep point's seed from (seed, point), never from where or when it ran.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ..errors import CardgenError
+
+EXECUTORS = ("local", "dask")
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group: the parent terminates the pool, so workers stay
+    # quiet instead of each printing a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalExecutor:
+    """Worker processes on this machine (`workers` = 1 runs in this process)."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None):
+        self.workers = max(1, workers or os.cpu_count() or 1)
+
+    def describe(self) -> str:
+        return f"{self.workers} local process(es)" if self.workers > 1 else "this process"
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        for _i, result in self._run(fn, list(items), ordered=True):
+            yield result
+
+    def map_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        return self._run(fn, list(items), ordered=False)
+
+    def _run(self, fn: Callable[[Any], Any], items: list[Any], ordered: bool) -> Iterator[tuple[int, Any]]:
+        if self.workers <= 1 or len(items) <= 1:
+            for i, item in enumerate(items):
+                yield i, fn(item)
+            return
+        import multiprocessing
+
+        pool = multiprocessing.get_context().Pool(min(self.workers, len(items)), _ignore_sigint)
+        indexed = [(fn, i, item) for i, item in enumerate(items)]
+        try:
+            results = pool.imap(_call, indexed) if ordered else pool.imap_unordered(_call, indexed)
+            yield from results
+        except BaseException:  # KeyboardInterrupt above all (or the consumer stopped): stop the workers now
+            pool.terminate()
+            pool.join()
+            raise
+        pool.close()
+        pool.join()
+
+    def close(self) -> None:
+        pass
+
+
+def _call(job: tuple) -> tuple[int, Any]:
+    fn, i, item = job
+    return i, fn(item)
+
+
+class DaskExecutor:
+    """A dask.distributed cluster: `scheduler` is its address (tcp://HOST:8786), or pass a `client`.
+
+    Every worker needs the same cardgen installed (`pip install "cardgen[cluster]"`); the game
+    itself travels with each task, so workers need no copy of the game folder.
+    """
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, client: Any = None, timeout: float = 30):
+        try:
+            import distributed
+        except ImportError:
+            raise CardgenError('--executor dask needs dask.distributed, which is not installed; '
+                               'install it with: pip install "cardgen[cluster]"  (or pip install "dask[distributed]")') from None
+        self._own = client is None
+        if client is None:
+            if not scheduler:
+                raise CardgenError("--executor dask needs --scheduler tcp://HOST:PORT (the address `dask scheduler` prints)")
+            try:
+                client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise CardgenError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({exc}); "
+                                   "start one with `dask scheduler` and workers with `dask worker tcp://HOST:8786`") from None
+        self.client = client
+        self.scheduler = scheduler or getattr(getattr(client, "scheduler", None), "address", "?")
+
+    def describe(self) -> str:
+        try:
+            workers = len(self.client.scheduler_info().get("workers", {}))
+        except Exception:  # noqa: BLE001 - only a description
+            workers = "?"
+        return f"Dask cluster {self.scheduler} ({workers} worker(s))"
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        futures = self.client.map(fn, list(items), pure=False)
+        try:
+            for future in futures:
+                yield future.result()
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
+    def map_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        from distributed import as_completed
+
+        items = list(items)
+        if not items:
+            return
+        futures = self.client.map(fn, items, pure=False)
+        index = {future.key: i for i, future in enumerate(futures)}
+        try:
+            for future in as_completed(futures):
+                yield index[future.key], future.result()
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
+    def close(self) -> None:
+        if self._own:
+            self.client.close()
+
+
+def make_executor(name: str = "local", scheduler: str | None = None, workers: int | None = None):
+    """The executor for `--executor NAME [--scheduler ADDRESS] [--workers N]`."""
+    if name == "local":
+        if scheduler:
+            raise CardgenError("--scheduler is only for --executor dask")
+        return LocalExecutor(workers)
+    if name == "dask":
+        return DaskExecutor(scheduler)
+    raise CardgenError(f"no executor {name!r}; choose from {', '.join(EXECUTORS)}")
