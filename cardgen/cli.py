@@ -117,16 +117,24 @@ def export(game: str, fmt: str, output: str | None) -> None:
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--save-records", type=click.Path(file_okay=False), help="Write a replayable record of every game to this folder.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where games run: local processes or a Dask cluster (results do not depend on it).")
+@click.option("--scheduler", help="With --executor dask: the scheduler's address, tcp://HOST:8786.")
 def simulate(game: str, count: int, seed: int, players: int | None, variant: str, policies: tuple[str, ...],
-             rotate_seats: bool, workers: int | None, fmt: str, save_records: str | None) -> None:
+             rotate_seats: bool, workers: int | None, fmt: str, save_records: str | None, executor: str, scheduler: str | None) -> None:
     """Simulate GAME with bots and report win rates, draws, lengths and endings."""
+    from .analysis.executors import make_executor
     from .engine.simulate import format_report, simulate as run_simulation
 
     loaded = load_game(game)
-    with click.progressbar(length=count, label="simulating", file=sys.stderr) as bar:
-        report = run_simulation(loaded, games=count, seed=seed, players=players, policies=policies or None,
-                                workers=workers, variant=variant, rotate=rotate_seats, save_records=save_records,
-                                progress=bar.update)
+    runner = make_executor(executor, scheduler, workers) if executor != "local" or scheduler else None
+    try:
+        with click.progressbar(length=count, label="simulating", file=sys.stderr) as bar:
+            report = run_simulation(loaded, games=count, seed=seed, players=players, policies=policies or None,
+                                    workers=workers, variant=variant, rotate=rotate_seats, save_records=save_records,
+                                    progress=bar.update, executor=runner)
+    finally:
+        if runner is not None:
+            runner.close()
     click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2) if fmt == "json" else format_report(report))
 
 
