@@ -227,6 +227,34 @@ def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: i
     click.echo(f"wrote {path}")
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--vary", "varies", multiple=True, metavar="PARAM=VALUES", help="A rule parameter (event_urge.max), card count (cards.maid.count) or card field (cards.quest_escort.fame) and its values: 3..8, 0..1:0.25 or 6,8,10. Repeatable: the points are every combination.")
+@click.option("--samples", type=click.IntRange(min=1), help="Draw this many points from the --vary values instead of the whole grid.")
+@click.option("--sampling", type=click.Choice(["lhs", "random"]), default="lhs", show_default=True, help="With --samples: Latin hypercube or plain random.")
+@click.option("--games", "-n", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="Games per point, fixed in advance.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sweep seed; game i of a point uses a seed derived from (seed, point, i).")
+@click.option("--players", type=int, help="Player count (default: the game's minimum).")
+@click.option("--variant", help="Rules variant (default: the game's usual one for that player count).")
+@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order.")
+@click.option("--rotate-seats", is_flag=True, help="Shift the policies one seat each game.")
+@click.option("--target", help='Mark the points meeting a goal, e.g. "seat_gap<0.05, success=0.3..0.6".')
+@click.option("--metric", "metrics", multiple=True, help="A metric to chart in the report (repeatable; default: the game's main one).")
+@click.option("--format", "fmt", type=click.Choice(["text", "csv", "json", "parquet"]), default="text", show_default=True, help="Format of the results table.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the table to this file (needed for parquet).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder: OUT/<game>/<game>-sweep.pdf, and the results under OUT/<game>/sweeps/.")
+@click.option("--results", "results_dir", type=click.Path(file_okay=False), help="Keep the per-point results here instead (a rerun with the same arguments resumes).")
+@click.option("--no-report", is_flag=True, help="Do not write the sweep report PDF.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where points run: local processes or a Dask cluster (results do not depend on it).")
+@click.option("--scheduler", help="With --executor dask: the scheduler's address, tcp://HOST:8786.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), help="Local worker processes (default: all cores).")
+def sweep(game: str, **options) -> None:
+    """Simulate GAME at every point of a grid of rule parameters and card counts, never editing its files."""
+    from .analysis.sweep import sweep_command
+
+    sweep_command(game, **options)
+
+
 def main() -> None:
     try:
         cli(prog_name="cardgen")
