@@ -1,0 +1,146 @@
+"""Parameter sweeps (issue 14): a Dask cluster gives the local table, an interrupted sweep resumes
+to the same table, overrides the game's rules refuse are refused by name, the report PDF."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cardgen.analysis.executors import LocalExecutor
+from cardgen.analysis.overrides import GameSource, Refused, parse_vary
+from cardgen.analysis.sweep import SweepSpec, plan_points, run_sweep, table_csv
+from cardgen.cli import cli
+from cardgen.errors import CardgenError
+
+GRID = SweepSpec("ohanatsumi", (parse_vary("elf_urge_default=0..1"), parse_vary("cards.quest_escort.fame=4,6,8")),
+                 games=50, seed=7, players=3)
+
+
+def test_dask_cluster_equals_local(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from cardgen.analysis.executors import DaskExecutor
+
+    local = run_sweep(GRID, LocalExecutor(2), results_dir=tmp_path / "local")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        remote = run_sweep(GRID, DaskExecutor(client=client), results_dir=tmp_path / "dask")
+    assert remote.ran == local.ran == 6
+    assert remote.rows() == local.rows()           # point for point, every metric
+    assert table_csv(remote) == table_csv(local)
+
+
+def test_resume_after_interrupt(tmp_path):
+    whole = run_sweep(GRID, LocalExecutor(1), results_dir=tmp_path / "whole")
+    seen = []
+
+    def stop_after_two(p):
+        seen.append(p.done)
+        if p.done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(GRID, LocalExecutor(2), results_dir=tmp_path / "cut", progress=stop_after_two)
+    assert len(list((tmp_path / "cut" / "points").glob("*.json"))) == 2
+    again = run_sweep(GRID, LocalExecutor(2), results_dir=tmp_path / "cut")
+    assert (again.reused, again.ran) == (2, 4)     # the finished points are not run again
+    assert again.rows() == whole.rows()
+    third = run_sweep(GRID, LocalExecutor(2), results_dir=tmp_path / "cut")
+    assert (third.reused, third.ran) == (6, 0)
+
+
+def test_results_do_not_depend_on_point_order(tmp_path):
+    turned = SweepSpec("ohanatsumi", tuple(reversed(GRID.varies)), games=50, seed=7, players=3)
+    a = {tuple(sorted((k, r[k]) for k in ("elf_urge_default", "cards.quest_escort.fame"))): r["seat1_win_rate"]
+         for r in run_sweep(GRID, LocalExecutor(1), results_dir=tmp_path / "a").rows()}
+    b = {tuple(sorted((k, r[k]) for k in ("elf_urge_default", "cards.quest_escort.fame"))): r["seat1_win_rate"]
+         for r in run_sweep(turned, LocalExecutor(1), results_dir=tmp_path / "b").rows()}
+    assert a == b
+
+
+@pytest.mark.parametrize("override, named", [
+    ({"event_urge.min": 4}, "event_urge"),                         # engine setup check (min above max)
+    ({"event_urge.max": 2}, "event_urge"),                         # printed events outside the range
+    ({"elf_urge_default": -1}, "elf_urge_default"),                # the declared PARAMETERS range
+    ({"cards.quest_escort.fame": 99}, "fame"),                     # the card field's declared maximum
+    ({"no_such_rule": 1}, "no_such_rule"),
+    ({"cards.nobody.count": 3}, "nobody"),
+])
+def test_overrides_that_break_the_game_are_refused_by_name(override, named):
+    with pytest.raises(Refused) as caught:
+        GameSource("ohanatsumi").build(override)
+    assert named in str(caught.value)
+
+
+def test_alice_composition_checked():
+    source = GameSource("alice")
+    assert source.build({"cards.red_place.count": 2}).total == 21           # the declared total follows
+    with pytest.raises(Refused, match="link-table-covers"):
+        source.build({"cards.red_place.count": 6})
+    with pytest.raises(Refused, match="suspects-solvable"):
+        source.build({"cards.red_weapon.count": 0})
+
+
+def test_overrides_never_touch_the_files():
+    source = GameSource("ohanatsumi")
+    before = [(source.root / n).read_bytes() for n in ("game.yaml", "cards.yaml")]
+    game = source.build({"cards.quest_escort.count": 6, "cards.quest_escort.copies.2.back_fame": 7, "event_urge.max": 4})
+    assert len(game.cards_of("quest_escort")) == 6 and game.declared_total == 132
+    assert game.cards_of("quest_escort")[1].get("back_fame") == 7 and game.param("event_urge")["max"] == 4
+    assert [(source.root / n).read_bytes() for n in ("game.yaml", "cards.yaml")] == before
+
+
+def test_all_invalid_sweep_refused_some_invalid_skipped(tmp_path):
+    with pytest.raises(CardgenError, match="event_urge.min 4 is above"):
+        run_sweep(SweepSpec("ohanatsumi", (parse_vary("event_urge.min=4..5"),), games=5, players=3),
+                  LocalExecutor(1), results_dir=tmp_path / "a")
+    mixed = run_sweep(SweepSpec("alice", (parse_vary("cards.red_place.count=3..5"),), games=5),
+                      LocalExecutor(1), results_dir=tmp_path / "b")
+    assert [r["cards.red_place.count"] for r in mixed.rows()] == [3, 4]
+    assert len(mixed.refused) == 1 and "cards.red_place.count=5" in mixed.refused[0][1]
+
+
+def test_latin_hypercube_samples():
+    spec = SweepSpec("ohanatsumi", (parse_vary("elf_urge_default=0..4"), parse_vary("cards.quest_escort.fame=1..20")),
+                     samples=10, seed=3)
+    points = plan_points(spec)
+    assert points == plan_points(spec) and len(points) == 10
+    assert sorted(p["elf_urge_default"] for p in points) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]   # each value equally often
+
+
+def test_cli_sweep_table_target_and_report(tmp_path):
+    pypdf = pytest.importorskip("pypdf")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["sweep", "ohanatsumi", "--players", "3", "--vary", "elf_urge_default=0..1",
+                                      "--vary", "cards.quest_escort.fame=4,6,8", "--games", "30", "--seed", "1",
+                                      "--target", "seat_gap<0.2, draw<=0.1", "--metric", "seat_gap", "--format", "json",
+                                      "--out", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)
+    assert len(table["points"]) == 6 and {"seat_gap", "seat1_win_rate_lo", "length_mean_hi", "target"} <= table["points"][0].keys()
+    assert all(p["target"] == (p["seat_gap"] < 0.2 and p["draw_rate"] <= 0.1) for p in table["points"])
+    pdf = out / "ohanatsumi" / "ohanatsumi-sweep.pdf"
+    reader = pypdf.PdfReader(pdf)
+    assert len(reader.pages) == 3                   # seat_gap, draw_rate (the target's metrics), the table
+    text = "".join(page.extract_text() for page in reader.pages)
+    assert "seat_gap" in text and "elf_urge_default" in text and "スイープ結果" in text
+    for page in reader.pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            descriptor = (font.get("/FontDescriptor") or font["/DescendantFonts"][0].get_object()["/FontDescriptor"]).get_object()
+            assert "IPAex" in font["/BaseFont"] and "/FontFile2" in descriptor      # embedded TrueType
+
+
+def test_cli_refuses_clearly(tmp_path):
+    runner = CliRunner()
+    bad = runner.invoke(cli, ["sweep", "ohanatsumi", "--vary", "event_urge.min=4", "--games", "5", "--out", str(tmp_path)])
+    assert bad.exit_code == 1 and "event_urge" in bad.output and "Traceback" not in bad.output
+    no_pq = runner.invoke(cli, ["sweep", "alice", "--vary", "memo_limit=2..3", "--games", "5", "--format", "parquet",
+                                "--out", str(tmp_path)])
+    assert no_pq.exit_code == 1 and "--output" in no_pq.output
+    target = runner.invoke(cli, ["sweep", "alice", "--vary", "memo_limit=2..3", "--games", "5", "--target", "nonsense<1",
+                                 "--out", str(tmp_path)])
+    assert target.exit_code == 1 and "no metric 'nonsense'" in target.output
+    dask = runner.invoke(cli, ["simulate", "alice", "--executor", "dask", "--games", "5"])
+    assert dask.exit_code == 1 and "--scheduler" in dask.output
