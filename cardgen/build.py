@@ -312,6 +312,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
             _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
         except CardgenError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
+    problems.extend(p for p in _report_spec_problems(game) if p not in problems)
     if not problems:
         return [CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})")]
     return [CheckResult("build", False, p.message, p.location) for p in problems]
@@ -360,6 +361,31 @@ def overflow_error(game: Game, overflows: list) -> CardgenError:
     cards = sorted({o.card_id for o in overflows})
     problems.append(Problem(None, f"{game.id}: text overflows on {len(cards)} card(s) ({', '.join(cards)}); shorten the text or enlarge the box in the layout, or pass --allow-overflow to build anyway"))
     return CardgenError(problems)
+
+
+def _report_spec_problems(game: Game) -> list[Problem]:
+    """What `cardgen report` would refuse in the game's report.yaml (its runs, their policies)."""
+    from .engine import engine_module
+    from .engine.bots import policy_names
+    from .io.paths import game_template
+    from .render.report import report_runs
+
+    module = engine_module(game)
+    if module is None or game_template(game, "report.yaml") is None:
+        return []
+    try:
+        runs = report_runs(game)
+    except CardgenError as exc:
+        return list(exc.problems)
+    known = set(policy_names(module)) | {"random", "first"}
+    at = game.where("game.yaml")
+    out = []
+    for run in runs:
+        for name in run.policies:
+            if name not in known:
+                out.append(Problem(at, f"report.yaml: run '{run.title}' names policy '{name}', which {game.engine} does not have; "
+                                       f"use one of {', '.join(sorted(known))}"))
+    return out
 
 
 def _write(out_dir: Path, path: Path, data: bytes) -> Path:

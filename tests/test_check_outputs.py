@@ -1,0 +1,44 @@
+"""`check` reads everything `build` and `report` read, so that a game passing check builds."""
+
+from __future__ import annotations
+
+import shutil
+
+from click.testing import CliRunner
+
+from cardgen.cli import cli
+from cardgen.io.paths import bundled_templates
+
+
+def _check(folder) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["check", str(folder), "--no-simulate"])
+    return result.exit_code, result.output
+
+
+def test_check_lays_out_every_output_of_a_bundled_game(game_copy):
+    code, output = _check(game_copy("alice"))
+    assert code == 0, output
+    assert "ok   build: every output lays out (ja, en)" in output
+
+
+def test_report_spec_with_an_unknown_policy_fails_check_at_its_file(game_copy):
+    folder = game_copy("llll")
+    (folder / "templates").mkdir()
+    text = (bundled_templates() / "llll" / "report.yaml").read_text(encoding="utf-8")
+    assert "policies: [greedy]" in text
+    (folder / "templates" / "report.yaml").write_text(text.replace("policies: [greedy]", "policies: [grreedy]", 1), encoding="utf-8")
+    code, output = _check(folder)
+    assert code == 1
+    assert "FAIL build: report.yaml: run" in output and "'grreedy'" in output
+    assert "game.yaml:1:1" in output
+
+
+def test_report_spec_typo_fails_check_at_its_line(game_copy):
+    folder = game_copy("llll")
+    (folder / "templates").mkdir()
+    shutil.copy(bundled_templates() / "llll" / "report.yaml", folder / "templates" / "report.yaml")
+    spec = folder / "templates" / "report.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("title:", "titel:", 1), encoding="utf-8")
+    code, output = _check(folder)
+    assert code == 1
+    assert "report.yaml:" in output and "unknown key 'titel'" in output
