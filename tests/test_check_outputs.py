@@ -42,3 +42,17 @@ def test_report_spec_typo_fails_check_at_its_line(game_copy):
     code, output = _check(folder)
     assert code == 1
     assert "report.yaml:" in output and "unknown key 'titel'" in output
+
+
+def test_sandbox_refuses_internals_even_where_undefined_names_are_lenient():
+    """Card layouts render leniently (a missing field prints nothing), but reaching for Python
+    internals is refused there too, not silently printed as an empty string."""
+    import pytest
+
+    from cardgen.errors import DataError
+    from cardgen.io import sandbox
+    from cardgen.model import Location
+
+    assert sandbox.render("[{{ missing }}]", {}, Location("layout.yaml", 3, 5), strict=False) == "[]"
+    with pytest.raises(DataError, match=r"layout.yaml:3:5: .*'__init__'.* not allowed"):
+        sandbox.render("{{ cycler.__init__ }}", {}, Location("layout.yaml", 3, 5), strict=False)

@@ -38,6 +38,11 @@ def _range(*args: int) -> range:
 class _Sandbox(ImmutableSandboxedEnvironment):
     intercepted_binops = frozenset({"*", "**", "+"})
 
+    def unsafe_undefined(self, obj: Any, attribute: str) -> Any:
+        # Jinja returns an Undefined here, which a lenient template would print as nothing;
+        # a template that reaches for internals is refused loudly in every mode.
+        raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object is not allowed")
+
     def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
         if op == "**":
             if isinstance(right, (int, float)) and abs(right) > 64:
