@@ -5,6 +5,21 @@ TrimBox is the card itself.  Pages go front, back, front, back ... in card order
 that prints "page 2n on the back of page 2n-1" gets every back, including a card's own back,
 behind its front.  The default bleed is 1/8 in (3.175 mm), which also satisfies shops that
 ask for 3 mm, and makes the 300 dpi PNGs the common 825 x 1125 px for poker cards.
+
+With `cmyk=True` (`--preset dtc`) the file is PDF/X-1a:2003 in DeviceCMYK:
+
+- PDF/X-1a rather than X-4: DriveThruCards asks for X-1a by name, and X-1a is the flavour
+  every print RIP accepts.  It forbids transparency and ICC-based or RGB colour, which cardgen's
+  faces do not need (flat vector fills, embedded TrueType text, no images), and it fits the
+  PDF 1.4 that ReportLab writes; X-4 (PDF 1.6, live transparency, XMP metadata) buys nothing here.
+- Every colour is converted once (cached per RGB value, so once per colour of the layout's
+  palette) from sRGB to CMYK through the shipped profile `assets/icc/cardgen-FOGRA39L-coated.icc`
+  (made from Fogra's FOGRA39 characterisation data, zlib licence: see its LICENSE), relative
+  colorimetric; neutral greys and black become K only (crisp small text, no rich-black
+  registration fringes).  A colour with alpha is flattened over white (X-1a has no transparency).
+- The catalogue's OutputIntents names FOGRA39 (the ICC registry's "Coated FOGRA39") with
+  that profile embedded as DestOutputProfile; the Info dictionary carries
+  GTS_PDFXVersion (PDF/X-1a:2003) and Trapped False; fonts stay embedded (IPAex TrueType).
 """
 
 from __future__ import annotations
@@ -12,11 +27,97 @@ from __future__ import annotations
 import io
 from typing import Callable, Sequence
 
-from reportlab.lib.units import mm
+from functools import lru_cache
+from pathlib import Path
 
+from reportlab.lib.colors import CMYKColor, Color, toColor
+from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFInfo, PDFName, PDFStream, PDFString
+from reportlab.pdfgen.canvas import Canvas
+
+from ..fonts import GOTHIC, register_fonts
 from .sheet import FaceForms, binary_streams, new_canvas, shared_back
 
 SHOP_BLEED_MM = 3.175
+ICC_PROFILE = Path(__file__).resolve().parent.parent / "assets" / "icc" / "cardgen-FOGRA39L-coated.icc"
+OUTPUT_CONDITION = "FOGRA39"  # registered in the ICC characterization data registry
+OUTPUT_CONDITION_INFO = "Coated FOGRA39 (ISO 12647-2:2004), profile cardgen-FOGRA39L-coated"
+PDFX_VERSION = "PDF/X-1a:2003"
+
+
+@lru_cache(maxsize=1)
+def _transform():
+    from PIL import ImageCms
+
+    srgb = ImageCms.createProfile("sRGB")
+    cmyk = ImageCms.ImageCmsProfile(str(ICC_PROFILE))
+    return ImageCms.buildTransform(srgb, cmyk, "RGB", "CMYK", renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
+
+
+@lru_cache(maxsize=4096)
+def rgb_to_cmyk(r: int, g: int, b: int) -> tuple[float, float, float, float]:
+    """CMYK (0..1) of an sRGB colour (0..255) through the shipped FOGRA39 profile; greys are K only."""
+    if r == g == b:
+        return 0.0, 0.0, 0.0, round(1 - r / 255, 4)
+    from PIL import Image, ImageCms
+
+    pixel = ImageCms.applyTransform(Image.new("RGB", (1, 1), (r, g, b)), _transform()).getpixel((0, 0))
+    return tuple(round(v / 255, 4) for v in pixel)  # type: ignore[return-value]
+
+
+def to_cmyk(colour) -> CMYKColor:
+    """ReportLab's colour hook for the CMYK canvas: any colour in, a CMYKColor out (opaque)."""
+    if isinstance(colour, (tuple, list)):
+        colour = Color(*colour[:3]) if len(colour) == 3 else CMYKColor(*colour[:4])
+    elif isinstance(colour, str):
+        colour = toColor(colour)
+    if isinstance(colour, CMYKColor):
+        return CMYKColor(colour.cyan, colour.magenta, colour.yellow, colour.black, alpha=1)
+    alpha = getattr(colour, "alpha", 1)
+    alpha = 1 if alpha is None else alpha
+    # flatten over white paper: PDF/X-1a has no transparency
+    rgb = [alpha * v + (1 - alpha) for v in (colour.red, colour.green, colour.blue)]
+    c, m, y, k = rgb_to_cmyk(*(max(0, min(255, round(v * 255))) for v in rgb))
+    return CMYKColor(c, m, y, k, alpha=1)
+
+
+class _PdfxInfo(PDFInfo):
+    """The Info dictionary with PDF/X-1a's keys."""
+
+    def format(self, document):
+        text = super().format(document)
+        extra = PDFDictionary({"GTS_PDFXVersion": PDFString(PDFX_VERSION)}).format(document)
+        return text[:-2] + extra[2:]  # splice the key into ReportLab's "<< ... >>"
+
+
+def _cmyk_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str) -> Canvas:
+    """A canvas that draws in DeviceCMYK only and writes a PDF/X-1a output intent."""
+    register_fonts()
+    c = Canvas(buffer, pagesize=(pagesize_mm[0] * mm, pagesize_mm[1] * mm), invariant=1, pageCompression=1,
+               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12, enforceColorSpace=to_cmyk)
+    c.setTitle(title)
+    c.setAuthor("cardgen")
+    c.setCreator("cardgen")
+    c.setSubject(title)
+    doc = c._doc
+    doc.info.__class__ = _PdfxInfo
+    doc.info.trapped = "False"
+    profile = ICC_PROFILE.read_bytes()
+    stream = PDFStream(PDFDictionary({"N": 4}), profile)
+    ref = doc.Reference(stream, "CardgenOutputProfile")
+    intent = PDFDictionary({
+        "Type": PDFName("OutputIntent"),
+        "S": PDFName("GTS_PDFX"),
+        "OutputConditionIdentifier": PDFString(OUTPUT_CONDITION),
+        "OutputCondition": PDFString(OUTPUT_CONDITION_INFO),
+        "RegistryName": PDFString("http://www.color.org"),
+        "Info": PDFString(OUTPUT_CONDITION_INFO),
+        "DestOutputProfile": ref,
+    })
+    catalog = doc.Catalog
+    catalog.__NoDefault__ = list(catalog.__NoDefault__) + ["OutputIntents"]
+    catalog.OutputIntents = PDFArray([intent])
+    return c
 
 
 @binary_streams
@@ -29,12 +130,14 @@ def printshop_pdf(
     overflows: list | None = None,
     progress: Callable[[int], None] | None = None,
     corner_index: bool = False,
+    cmyk: bool = False,
 ) -> bytes:
-    """Return the PDF bytes: for every card its front page, then its back page."""
+    """Return the PDF bytes: for every card its front page, then its back page (PDF/X-1a CMYK with `cmyk`)."""
     w, h = card_size
     page = (w + 2 * bleed, h + 2 * bleed)
     buffer = io.BytesIO()
-    c = new_canvas(buffer, page, f"{game.title.get(lang)} — print-shop file")
+    title = f"{game.title.get(lang)} — print-shop file"
+    c = _cmyk_canvas(buffer, page, title + " (CMYK)") if cmyk else new_canvas(buffer, page, title)
     # Boxes persist for every following page in ReportLab; all pages share them.
     c.setTrimBox((bleed * mm, bleed * mm, (bleed + w) * mm, (bleed + h) * mm))
     c.setBleedBox((0, 0, page[0] * mm, page[1] * mm))
