@@ -30,7 +30,7 @@ from .model import LANGUAGES, Game
 from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.sheet import CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, PAPERS, SheetLayout, calibration_pdf, compute_layout, sheets_pdf
 
-OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest")
+OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox")
 MAX_BACK_OFFSET_MM = 10.0
 
 
@@ -52,6 +52,9 @@ class BuildOptions:
     margin_mm: float = DEFAULT_MARGIN_MM  # the printer's unprintable margin on home sheets
     outputs: tuple[str, ...] = OUTPUTS
     corner_index: bool = False  # print each card's standard-card index (mapping.yaml) in a corner
+    preset: str | None = None  # a print target from cardgen/presets.py (--preset)
+    tts_url: str | None = None  # where the TTS sheets are hosted; None: file:// URIs of OUT/<game>/tts/
+    card_thickness_mm: float = 0.30  # per card, for the tuck box's depth
 
     @property
     def sheet_bleed(self) -> float:
@@ -59,7 +62,16 @@ class BuildOptions:
 
     @property
     def shop_bleed(self) -> float:
+        if self.bleed_mm is None and self.target is not None and self.target.bleed_mm:
+            return self.target.bleed_mm
         return SHOP_BLEED_MM if self.bleed_mm is None else self.bleed_mm
+
+    @property
+    def target(self):
+        """The Preset named by `preset`, or None."""
+        from .presets import get_preset
+
+        return get_preset(self.preset)
 
     def validate(self) -> None:
         if self.paper not in PAPERS:
@@ -87,6 +99,11 @@ class BuildOptions:
         unknown = [o for o in self.outputs if o not in OUTPUTS]
         if unknown or not self.outputs:
             raise CardgenError(f"outputs {unknown or '(none)'} unknown; choose from {', '.join(OUTPUTS)}")
+        self.target  # an unknown --preset names the choices
+        if not 0.05 <= self.card_thickness_mm <= 2.0:
+            raise CardgenError(f"--card-thickness {self.card_thickness_mm:g} is out of range; use 0.05 to 2 mm (0.30 is a 300 gsm card)")
+        if self.tts_url is not None and not re.match(r"^(https?|file)://\S+$", self.tts_url):
+            raise CardgenError(f"--tts-url {self.tts_url!r} is not a URL; give where the tts/ images are hosted, e.g. https://example.org/mygame/tts")
         if self.calibration and self.duplex == "none":
             raise CardgenError("--calibration measures double-sided printing; use it with --duplex long or --duplex short")
 
@@ -128,8 +145,15 @@ def make_options(
     margin: float = DEFAULT_MARGIN_MM,
     outputs: Iterable[str] = (),
     corner_index: bool = False,
+    preset: str | None = None,
+    tts_url: str | None = None,
+    card_thickness: float = 0.30,
 ) -> BuildOptions:
-    """BuildOptions from command-line style values (strings parsed, everything validated)."""
+    """BuildOptions from command-line style values (strings parsed, everything validated).
+
+    A `preset` (cardgen/presets.py) fills in what was not given: card size, paper and the
+    outputs (its bleed applies to the print-shop file and PNGs); explicit values win.
+    """
     offset = parse_back_offset(back_offset) if isinstance(back_offset, str) else tuple(back_offset)
     options = BuildOptions(
         out_dir=Path(out),
@@ -148,6 +172,29 @@ def make_options(
         corner_index=corner_index,
     )
     options.validate()
+    if preset is not None or tts_url is not None or card_thickness != 0.30:
+        options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(tuple(outputs)))
+    return options
+
+
+def with_target(options: BuildOptions, preset: str | None, tts_url: str | None = None, card_thickness: float = 0.30,
+                outputs_given: bool = True) -> BuildOptions:
+    """`options` for a print target (cardgen/presets.py): its card size unless one was given, its
+    paper, and its outputs unless some were chosen; plus the TTS URL and card thickness."""
+    from dataclasses import replace as _replace
+
+    from .presets import get_preset
+
+    target = get_preset(preset)
+    changes: dict = {"preset": target.id if target else None, "tts_url": tts_url, "card_thickness_mm": float(card_thickness)}
+    if target is not None:
+        changes["card_size"] = options.card_size or target.card_size
+        if target.paper:
+            changes["paper"] = target.paper
+        if not outputs_given and target.outputs:
+            changes["outputs"] = target.outputs
+    options = _replace(options, **changes)
+    options.validate()
     return options
 
 
@@ -165,7 +212,7 @@ class BuildResult:
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
-        pngs = [f for f in self.files if f.parent.name == "png"]
+        pngs = [f for f in self.files if f.parent.name.startswith("png")]
         tts = [f for f in self.files if f.parent.name == "tts"]
         lines = [f"{self.game_id}: {self.cards} cards"]
         if self.layout is not None:
@@ -198,7 +245,15 @@ def plan_layout(game: Game, options: BuildOptions) -> SheetLayout:
 def check_build(game: Game, options: BuildOptions) -> None:
     """Raise CardgenError now for options that cannot work for `game` (cheap; no drawing)."""
     options.validate()
-    resolve_card_size(game, options)
+    card_size = resolve_card_size(game, options)
+    target = options.target
+    if target is not None and target.png_px and "png" in options.outputs:
+        from .render.raster import png_size
+
+        got = png_size(card_size, options.shop_bleed)
+        if got != target.png_px:
+            raise CardgenError(f"--preset {target.id}: faces would be {got[0]} x {got[1]} px, but {target.service} "
+                               f"takes {target.png_px[0]} x {target.png_px[1]} px; drop --card-size and --bleed")
     if "sheets" in options.outputs or options.calibration:
         plan_layout(game, options)
 
@@ -234,17 +289,46 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
             labels = page_labels(game, rendered.pairs)
             if "png" in outputs:
                 written = []
+                target = options.target
+                png_dir = base / (target.png_dir if target else "png")
+                renamed = _png_names(labels, target)
                 for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step):
-                    written.append(_write(options.out_dir, base / "png" / name, data))
-                _remove_stale(base / "png", written, ".png")
+                    written.append(_write(options.out_dir, png_dir / renamed.get(name, name), data))
+                _remove_stale(png_dir, written, ".png")
                 result.files += written
             if "tts" in outputs:
                 written = []
-                for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step):
+                tts_dir = base / "tts"
+                if options.tts_url:
+                    url = lambda name: options.tts_url.rstrip("/") + "/" + name  # noqa: E731
+                else:
+                    url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
+                names = {card.id: card.name.get(options.lang) for card in game.cards}
+                for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                                    names=names, url=url, title=game.title.get(options.lang)):
                     written.append(_write(options.out_dir, base / "tts" / name, data))
                 _remove_stale(base / "tts", written, ".png", ".json")
                 result.files += written
     return result
+
+
+def _png_names(labels, target) -> dict[str, str]:
+    """Face PNG names as `raster.face_pngs` writes them -> the preset's names (empty without a preset)."""
+    if target is None:
+        return {}
+    from .presets import png_file_name
+    from .render.raster import safe_name, shared_back_name
+
+    out: dict[str, str] = {}
+    numbers: dict[str, int] = {}
+    for _, card_id, side, group in labels:
+        number = numbers.setdefault(card_id, len(numbers) + 1)
+        if group is not None:
+            if group == "default":
+                out[shared_back_name(group)] = target.shared_back_name
+            continue
+        out[f"{safe_name(card_id)}-{side}.png"] = png_file_name(target, number, safe_name(card_id), side)
+    return out
 
 
 @dataclass
@@ -278,9 +362,10 @@ def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _
     shop = None
     if outputs & {"shop", "png", "tts"}:
         shop = printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, None if "sheets" in outputs else overflows, step,
-                            corner_index=options.corner_index)
+                            corner_index=options.corner_index, cmyk=bool(options.target and options.target.cmyk and "shop" in outputs))
         if "shop" in outputs:
-            pending.append((base / f"{game.id}-print-shop.pdf", shop))
+            name = options.target.shop_name if options.target else "{game}-print-shop.pdf"
+            pending.append((base / name.format(game=game.id), shop))
     if options.calibration:
         assert layout is not None
         pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(layout, options.duplex, options.back_offset_mm, options.lang)))
@@ -332,6 +417,11 @@ def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path
 
         if has_mapping(game):  # an invalid mapping raises DataError with its file:line problems
             out.append((base / f"{game.id}-standard-deck.pdf", build_standard_sheet(game, options.lang)))
+    if "tuckbox" in options.outputs:
+        from .render.tuckbox import tuckbox_pdf
+
+        out.append((base / f"{game.id}-tuckbox.pdf", tuckbox_pdf(game, resolve_card_size(game, options), options.paper, options.lang,
+                                                                  options.card_thickness_mm)))
     if "playtest" in options.outputs:
         from .render.playtest import build_playtest, has_playtest
 

@@ -13,6 +13,7 @@ from .checks import check_game
 from .errors import CardgenError
 from .export import to_csv, to_json
 from .load import bundled_game_ids, load_game
+from .presets import PRESET_NAMES
 
 
 EXIT_DATA = 1  # the data or options are wrong; the message says where and what to do
@@ -68,15 +69,18 @@ def list_games() -> None:
 @click.argument("games", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--no-simulate", is_flag=True, help="Skip the random-simulation sweep.")
-def check(games: tuple[str, ...], fmt: str, no_simulate: bool) -> None:
+@click.option("--preset", type=click.Choice(PRESET_NAMES), help="Also check every text box and frame against this print target's safe zone.")
+def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | None = None) -> None:
     """Check data, composition and rules of GAMES (ids or folders; default: all bundled)."""
     from .build import check_outputs
+    from .presets import check_preset
 
     reports = []
     for spec in games_or_all(games):
         game = load_game(spec)
         report = check_game(game, simulate=not no_simulate)
-        reports.append(replace(report, results=report.results + tuple(check_outputs(game))))
+        extra = tuple(check_preset(game, preset)) if preset else ()
+        reports.append(replace(report, results=report.results + tuple(check_outputs(game)) + extra))
     if fmt == "json":
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
     else:
@@ -184,11 +188,14 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
-@click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest"]), help="Build only these outputs (repeatable; default: all).")
+@click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox"]), help="Build only these outputs (repeatable; default: all).")
 @click.option("--corner-index", is_flag=True, help="Print each card's standard playing-card index in its corners (see `cardgen mapping`).")
+@click.option("--preset", type=click.Choice(PRESET_NAMES), help="A print target: card size, bleed, PNG size, safe zone, colour and file names of home-a4, home-letter, mpc, printerstudio, tgc or dtc.")
+@click.option("--tts-url", help="Base URL where the tts/ images are hosted (default: file:// URIs of OUT/<game>/tts/).")
+@click.option("--card-thickness", type=float, default=0.30, show_default=True, help="Thickness of one card in mm, for the tuck box.")
 def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
-          margin: float, outputs: tuple[str, ...], corner_index: bool) -> None:
+          margin: float, outputs: tuple[str, ...], corner_index: bool, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30) -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -197,6 +204,10 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
 
     options = make_options(out_dir, paper, card_size, bleed, gutter, crop_marks, duplex, back_offset, lang,
                            calibration, allow_overflow, margin, outputs, corner_index)
+    if preset is not None or tts_url is not None or card_thickness != 0.30:
+        from .build import with_target
+
+        options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
     loaded = [load_game(spec) for spec in games_or_all(games)]
     for game in loaded:
         check_build(game, options)

@@ -20,7 +20,7 @@ import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from PIL import Image
 
@@ -36,6 +36,7 @@ PNG_DPI = 300
 TTS_MAX_COLS = 10
 TTS_MAX_ROWS = 7
 TTS_MAX_PX = 4096
+TTS_MAX_CARDS = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # never the 70th slot (TTS's hidden-card image)
 OWN_BACKS = "own-backs"  # the TTS deck of cards that have their own backs
 PT_PER_MM = 72 / 25.4
 
@@ -248,8 +249,16 @@ def tts_sheets(
     card_size: tuple[float, float],
     bleed: float,
     progress: Callable[[int], None] | None = None,
+    names: Mapping[str, str] | None = None,
+    url: Callable[[str], str] | None = None,
+    title: str | None = None,
 ) -> Iterator[tuple[str, bytes]]:
-    """Yield (file name, bytes) of the TTS sheets, back images and `<game>-tts.json`.
+    """Yield (file name, bytes) of the TTS sheets, back images, `<game>-tts.json` and the
+    Saved Object `<game>.json` (see `tts_saved_object`; `names` maps card ids to the names
+    shown in TTS, `url` turns a file name into the URL TTS loads it from).
+
+    A sheet holds at most 69 cards (`TTS_MAX_CARDS`): TTS shows the 70th slot of a 10 x 7
+    sheet as the hidden-card image, so a full sheet would rely on "Back is Hidden".
 
     Each physical deck (cards sharing one back; cards with their own backs) becomes its own
     TTS deck: `<game>-<n>.png` for a game with one deck, `<game>-<deck>-<n>.png` otherwise.
@@ -267,7 +276,7 @@ def tts_sheets(
         if side == "front":
             group = backs[cid][1]
             decks.setdefault(OWN_BACKS if group is None else group, []).append((i, cid))
-    per_sheet = TTS_MAX_COLS * TTS_MAX_ROWS
+    per_sheet = TTS_MAX_CARDS
     max_card_w = round(card_size[0] / 25.4 * PNG_DPI)  # never above 300 dpi
     crop = bleed * PT_PER_MM
     sheets: list[TtsSheet] = []
@@ -344,3 +353,71 @@ def tts_sheets(
         ],
     }
     yield f"{game_id}-tts.json", (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    saved = tts_saved_object(game_id, sheets, names or {}, url or (lambda name: name), title or game_id)
+    yield f"{game_id}.json", (json.dumps(saved, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _tts_transform(x: float = 0.0) -> dict:
+    return {"posX": x, "posY": 1.0, "posZ": 0.0, "rotX": 0.0, "rotY": 180.0, "rotZ": 180.0,
+            "scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
+
+
+def tts_saved_object(game_id: str, sheets: Sequence[TtsSheet], names: Mapping[str, str], url: Callable[[str], str],
+                     title: str) -> dict:
+    """A Tabletop Simulator Saved Object: one `DeckCustom` per physical deck (a lone card is a
+    `CardCustom`), face down side by side, with one `ContainedObjects` entry per physical card.
+
+    Sheet k (1-based over the file) is `CustomDeck` key k; the card in its slot i has CardID
+    k * 100 + i (TTS's rule), listed in `DeckIDs`.  Every card entry carries its own
+    `CustomDeck` entry, as TTS writes them, so a card taken out of the deck keeps its images.
+    Import: copy the file into TTS's "Saves/Saved Objects" folder, then Objects > Saved Objects.
+    """
+    custom: dict[str, dict] = {}
+    decks: dict[str, list[tuple[int, str]]] = {}
+    for key, sheet in enumerate(sheets, start=1):
+        custom[str(key)] = {
+            "FaceURL": url(sheet.face),
+            "BackURL": url(sheet.back),
+            "NumWidth": sheet.cols,
+            "NumHeight": sheet.rows,
+            "BackIsHidden": True,
+            "UniqueBack": sheet.unique_back,
+            "Type": 0,
+        }
+        for slot, card_id in enumerate(sheet.cards):
+            decks.setdefault(sheet.deck, []).append((key * 100 + slot, card_id))
+    states = []
+    for position, (deck, cards) in enumerate(decks.items()):
+        contained = []
+        for card_id_num, card_id in cards:
+            key = str(card_id_num // 100)
+            contained.append({
+                "Name": "CardCustom",
+                "Transform": _tts_transform(),
+                "Nickname": names.get(card_id, card_id),
+                "Description": card_id,
+                "CardID": card_id_num,
+                "CustomDeck": {key: custom[key]},
+                "SidewaysCard": False,
+                "HideWhenFaceDown": True,
+            })
+        keys = sorted({str(n // 100) for n, _ in cards}, key=int)
+        label = title if len(decks) == 1 else f"{title} ({deck})"
+        if len(contained) == 1:  # TTS has no deck of one card
+            state = dict(contained[0], Transform=_tts_transform(position * 3.0))
+        else:
+            state = {
+                "Name": "DeckCustom",
+                "Transform": _tts_transform(position * 3.0),
+                "Nickname": label,
+                "Description": f"{len(cards)} cards",
+                "HideWhenFaceDown": True,
+                "SidewaysCard": False,
+                "DeckIDs": [n for n, _ in cards],
+                "CustomDeck": {k: custom[k] for k in keys},
+                "ContainedObjects": contained,
+            }
+        states.append(state)
+    return {"SaveName": "", "GameMode": "", "Date": "", "Table": "", "Sky": "", "Note": "", "Rules": "",
+            "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": states, "TabStates": {},
+            "VersionNumber": ""}
