@@ -110,7 +110,7 @@ def test_a_missing_key(tmp_path, saved):
     ("seed: ", "seed: [1, 2]", "seed: [1, 2]", "seed must be a whole number"),
     ("seed: ", "seed: 1.5", "seed: 1.5", "seed must be a whole number"),
     ("variant: standard", "variant: solo", "variant: solo", "llll cannot be set up"),
-    ("- [pick, ", "- {pick: 1}", "- {pick: 1}", "actions[1] must be"),
+    ("- pick:", "- {pick: 1}", "- {pick: 1}", "] must be"),
 ])
 def test_wrong_types_and_values(tmp_path, saved, old, new, needle, expected):
     path, text = _corrupt(tmp_path, saved, old, new)

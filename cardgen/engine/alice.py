@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..checks import CheckResult
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
@@ -52,6 +52,24 @@ TARGET = "target"
 OVER = core.OVER
 
 ALICE_KINDS = ("suspect", "detective", "nuisance")
+
+
+class Act(core.Action):
+    """An alice move: draw, play:<card>, record, memo, discard:<card>, pass, event:<card>,
+    target:<card>, swap:<card>, recover:<card>, order:<card>:<card>:..., profile:<card>, keep,
+    change, force:<card>, noforce; chance: draw:<card> (the top card of the deck)."""
+
+    __slots__ = ()
+    TEXT_KINDS = frozenset({"draw", "play", "discard", "event", "target", "swap", "recover", "order",
+                            "profile", "force", "peek"})
+
+
+def A(kind: str, *args) -> Act:
+    return Act(kind, args)
+
+
+DRAW_A, RECORD_A, MEMO_A, PASS_A = A("draw"), A("record"), A("memo"), A("pass")
+KEEP_A, CHANGE_A, NOFORCE_A = A("keep"), A("change"), A("noforce")
 KNOWN_EVENTS = (
     "discard_record_colour", "discard_record_last", "swap_adjacent", "record_last_to_memo",
     "peek_reorder", "scout_top", "recover_discard", "reveal_top_to_memo",
@@ -132,15 +150,23 @@ class Rules(core.Rules):
     variants = ("solo", "versus")
     variant_players = {"solo": (1,), "versus": (2,)}
     max_actions = 5_000
+    action_type = Act
     cooperative = True        # the solitaire reports success; each instance sets its own (versus: False)
 
     @classmethod
-    def supports(cls, players: int, variant: str) -> bool:
-        """Whether this player count plays this variant (solo: 1 player, versus: 2)."""
-        return players in cls.variant_players.get(variant, ())
+    def game_variants(cls, game: Game | None) -> dict[str, tuple[int, ...]]:
+        """solo: one player; versus: the player count game.yaml's versus parameters give."""
+        if game is None:
+            return dict(cls.variant_players)
+        return {"solo": (1,), "versus": (game.param("versus")["players"],)}
 
     @classmethod
-    def default_variant(cls, players: int) -> str:
+    def supports(cls, players: int, variant: str, game: Game | None = None) -> bool:
+        """Whether this player count plays this variant (solo: 1 player, versus: 2)."""
+        return players in cls.game_variants(game).get(variant, ())
+
+    @classmethod
+    def default_variant(cls, players: int, game: Game | None = None) -> str:
         return "solo" if players == 1 else "versus"
 
     def __init__(self, game: Game, players: int = 1, variant: str | None = None) -> None:
@@ -188,6 +214,7 @@ class Rules(core.Rules):
         self.event: list[str] = [c.get("event") for c in cards]
         self.event_colour: list[str | None] = [c.get("event_colour") for c in cards]
         self.is_alice: list[bool] = [k in ALICE_KINDS for k in self.kind]
+        self.draw_act: list[Act] = [A("draw", cid) for cid in self.ids]
         self.is_suspect: list[bool] = [k == "suspect" for k in self.kind]
         for i, ev in enumerate(self.event):
             if ev not in KNOWN_EVENTS:
@@ -281,10 +308,11 @@ class Rules(core.Rules):
 
     # ---- setup ---------------------------------------------------------------------------
 
-    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
-        """Shuffle each set into its deck; `deck_order` gives the decks (top first), one set after another."""
+    def new_initial_state(self, deck_order: Sequence[str] | None = None) -> "State":
+        """Each set shuffled into its deck (an unordered multiset: each draw is a chance node);
+        `deck_order` gives the decks in order instead (top first), one set after another."""
         n = len(self.ids)
-        decks: list[list[int]] = []
+        decks: list[core.Deck] = []
         if deck_order is not None:
             order = [self.index[i] for i in deck_order]
             if len(order) != n * self.sets:
@@ -293,26 +321,31 @@ class Rules(core.Rules):
                 part = order[s * n:(s + 1) * n]
                 if sorted(part) != list(range(n)):
                     raise ValueError(f"alice: deck_order set {s + 1} is not exactly one of each card")
-                decks.append(part[::-1])          # internal decks keep the top at the end
+                decks.append(core.Deck.stacked(part))
         else:
             for _ in range(self.sets):
-                deck = list(range(n))
-                rng.shuffle(deck)
-                decks.append(deck)
-        return State(self, rng, decks)
+                decks.append(core.Deck(range(n)))
+        return State(self, decks)
+
+    def from_position(self, data: Mapping[str, Any]) -> "State":
+        from .position import alice_state
+        return alice_state(self, data)
 
 
 class State(core.ChoiceState):
     __slots__ = (
-        "rules", "rng", "history", "n", "decks", "records", "memos", "discards", "profiles",
+        "rules", "history", "hidden_moves", "draw_for", "peeked", "peek_want", "n", "decks", "records", "memos", "discards", "profiles",
         "changes_left", "phase", "turn", "actor", "pending", "events_used", "ev_card", "ev_owner",
         "ev_forced", "options", "turns", "_legal", "ending", "culprit", "loser", "winners_",
     )
 
-    def __init__(self, rules: Rules, rng: random.Random, decks: list[list[int]]) -> None:
+    def __init__(self, rules: Rules, decks: list[core.Deck]) -> None:
         self.rules = rules
-        self.rng = rng
         self.history = []
+        self.hidden_moves = {}
+        self.draw_for = (0, "investigate")
+        self.peeked: list[int] = []          # cards an event is showing its owner (peek_reorder)
+        self.peek_want = 0
         self.n = rules.sets
         self.decks = decks
         self.records: list[list[int]] = [[] for _ in decks]
@@ -337,36 +370,39 @@ class State(core.ChoiceState):
         if rules.variant == "versus":
             self.phase = SETUP_PROFILE
             self.actor = 0
-            self._ask(SETUP_PROFILE, [f"profile:{rules.ids[c]}" for c in self.decks[0] if rules.is_alice[c]])
+            self._ask(SETUP_PROFILE, [A("profile", rules.ids[c]) for c in sorted(set(self.decks[0].cards())) if rules.is_alice[c]])
         else:
             self._start_investigation(0)
 
     # ---- core API --------------------------------------------------------------------------
 
-    def _apply(self, action: str) -> None:
+    def _apply(self, action) -> None:
         self._legal = None
         phase = self.phase
         r = self.rules
-        if phase == EVENT:
-            if action == "pass":
+        kind, args = action
+        if phase == core.CHANCE_PHASE:
+            self._drawn(r.index[args[0]])
+        elif phase == EVENT:
+            if kind == "pass":
                 self._end_turn(self.turn)
             else:
-                self._use_event(self.turn, r.index[action[6:]], forced=False)
+                self._use_event(self.turn, r.index[args[0]], forced=False)
         elif phase == PLACE:
             p = self.turn
             card = self.pending
             self.pending = None
-            if action == "record":
+            if kind == "record":
                 self.records[p].append(card)
             else:
                 self.memos[p].append(card)
             self._start_event(p)
         elif phase == INVESTIGATE:
             p = self.turn
-            if action == "draw":
+            if kind == "draw":
                 self._draw(p)
             else:
-                card = r.index[action[5:]]
+                card = r.index[args[0]]
                 self.memos[p].remove(card)
                 self.records[p].append(card)
                 self._start_event(p)
@@ -374,37 +410,83 @@ class State(core.ChoiceState):
             self._resolve_target(action)
         elif phase == MAKE_ROOM:
             p = self.turn
-            card = r.index[action[8:]]
+            card = r.index[args[0]]
             self.memos[p].remove(card)
             self.discards[p].append(card)
             self._place_alice(p, self.pending)
         elif phase == PROFILE_CHANGE:
             p = self.turn
             card = self.pending
-            if action == "change":
+            if kind == "change":
                 self.changes_left[p] -= 1
                 card, self.profiles[p] = self.profiles[p], card
                 self.pending = card
             self._offer_force(p, card)
         elif phase == FORCE:
             p = self.turn
-            if action == "noforce":
+            if kind == "noforce":
                 self._resolve_alice(p, self.pending)
             else:
-                self._use_event(1 - p, r.index[action[6:]], forced=True)
+                self._use_event(1 - p, r.index[args[0]], forced=True)
         elif phase == SETUP_PROFILE:
             p = self.actor
-            card = r.index[action[8:]]
+            card = r.index[args[0]]
             self.profiles[p] = card
             if r.profile_removed:
                 self.decks[p].remove(card)
             if p + 1 < self.n:
                 self.actor = p + 1
-                self._ask(SETUP_PROFILE, [f"profile:{r.ids[c]}" for c in self.decks[p + 1] if r.is_alice[c]])
+                self._ask(SETUP_PROFILE, [A("profile", r.ids[c]) for c in sorted(set(self.decks[p + 1].cards())) if r.is_alice[c]])
             else:
                 self._start_investigation(0)
         else:  # pragma: no cover
             raise core.IllegalAction(f"no action is legal in phase {phase}")
+
+    # ---- chance ----------------------------------------------------------------------------
+
+    def _chance(self, p: int, purpose: str, then_phase: str | None = None) -> None:
+        """Draw the top card of seat p's deck (a chance node unless the top is known)."""
+        self.draw_for = (p, purpose)
+        self.phase = core.CHANCE_PHASE
+        self._legal = None
+
+    def chance_size(self) -> int:
+        return self.decks[self.draw_for[0]].choices()
+
+    def chance_at(self, i: int) -> Act:
+        return self.rules.draw_act[self.decks[self.draw_for[0]].candidate(i)]
+
+    def _drawn(self, card: int) -> None:
+        p, purpose = self.draw_for
+        self.decks[p].take(card)
+        if self.n > 1:
+            self.hidden_moves[len(self.history) - 1] = (p,)     # only its owner sees the card drawn
+        if purpose == "investigate":
+            self._investigated(p, card)
+        elif purpose == "peek":
+            self.peeked.append(card)
+            if len(self.peeked) < self.peek_want and self.decks[p]:
+                self._chance(p, "peek")
+                return
+            top = self.peeked
+            if len(top) <= 1:
+                self.decks[p].put_on_top(top)
+                self.peeked = []
+                self._finish_event()
+            else:
+                ids = self.rules.ids
+                self.actor = p
+                self._ask(TARGET, sorted({Act("order", tuple(ids[c] for c in perm)) for perm in itertools.permutations(top)}))
+        elif purpose == "scout":
+            r = self.rules
+            if r.is_alice[card]:
+                self.decks[p].put_under([card], ordered=True)
+            else:
+                self.memos[p].append(card)
+            self._finish_event()
+        else:  # reveal: the top card goes to the memo whatever it is
+            self.memos[p].append(card)
+            self._finish_event()
 
     # ---- flow ------------------------------------------------------------------------------
 
@@ -425,7 +507,7 @@ class State(core.ChoiceState):
             self._lose(p, "deck-empty")
             return
         ids = r.ids
-        plays = [f"play:{ids[c]}" for c in self.memos[p] if not r.is_alice[c]]
+        plays = [A("play", ids[c]) for c in self.memos[p] if not r.is_alice[c]]
         if not self.decks[p]:
             if plays:       # only reachable when an empty deck does not lose
                 self._ask(INVESTIGATE, plays)
@@ -433,25 +515,27 @@ class State(core.ChoiceState):
                 self._lose(p, "deck-empty")
             return
         if plays:
-            plays.append("draw")
+            plays.append(DRAW_A)
             self._ask(INVESTIGATE, plays)
         else:
             self._draw(p)
 
     def _draw(self, p: int) -> None:
+        self._chance(p, "investigate")
+
+    def _investigated(self, p: int, card: int) -> None:
         r = self.rules
-        card = self.decks[p].pop()
         if not r.is_alice[card]:
             if len(self.memos[p]) >= r.memo_limit:
                 self.records[p].append(card)
                 self._start_event(p)
             else:
                 self.pending = card
-                self._ask(PLACE, ["memo", "record"])
+                self._ask(PLACE, [MEMO_A, RECORD_A])
             return
         self.pending = card
         if self.n > 1 and self.changes_left[p] > 0 and self.profiles[p] is not None:
-            self._ask(PROFILE_CHANGE, ["change", "keep"])
+            self._ask(PROFILE_CHANGE, [CHANGE_A, KEEP_A])
             return
         self._offer_force(p, card)
 
@@ -459,9 +543,9 @@ class State(core.ChoiceState):
         r = self.rules
         if self.n > 1 and r.forced_events:
             opp = 1 - p
-            targets = [f"force:{r.ids[c]}" for c in self.memos[opp] if r.is_alice[c]]
+            targets = [A("force", r.ids[c]) for c in self.memos[opp] if r.is_alice[c]]
             if targets:
-                targets.append("noforce")
+                targets.append(NOFORCE_A)
                 self.actor = p
                 self._ask(FORCE, targets)
                 return
@@ -488,7 +572,7 @@ class State(core.ChoiceState):
             room = [c for c in memo if not r.is_alice[c]]
             if len(room) > 1:
                 self.actor = p
-                self._ask(MAKE_ROOM, [f"discard:{r.ids[c]}" for c in room])
+                self._ask(MAKE_ROOM, [A("discard", r.ids[c]) for c in room])
                 return
             if not room:  # pragma: no cover - impossible while memo_limit <= alices_to_lose
                 raise InvariantError("a full memo of Alice cards should already have lost")
@@ -508,9 +592,9 @@ class State(core.ChoiceState):
         if not memo or self.events_used >= r.events_per_phase:
             self._end_turn(p)
             return
-        opts = [f"event:{r.ids[c]}" for c in memo]
+        opts = [A("event", r.ids[c]) for c in memo]
         if r.event_may_pass:
-            opts.append("pass")
+            opts.append(PASS_A)
         self._ask(EVENT, opts)
 
     def _end_turn(self, p: int) -> None:
@@ -535,7 +619,7 @@ class State(core.ChoiceState):
         if kind == "discard_record_colour":
             colour = r.event_colour[card]
             targets = sorted({c for c in record if r.colour[c] == colour})
-            self._event_choice([f"target:{ids[c]}" for c in targets])
+            self._event_choice([A("target", ids[c]) for c in targets])
         elif kind == "discard_record_colour_all":
             colour = r.event_colour[card]
             gone = [c for c in record if r.colour[c] == colour]
@@ -547,35 +631,35 @@ class State(core.ChoiceState):
                 self.discards[owner].append(record.pop())
             self._finish_event()
         elif kind == "swap_adjacent":
-            self._event_choice([f"swap:{ids[c]}" for c in record[:-1]])
+            self._event_choice([A("swap", ids[c]) for c in record[:-1]])
         elif kind == "record_last_to_memo":
             if record:
                 self.memos[owner].append(record.pop())
             self._finish_event()
         elif kind == "peek_reorder":
-            top = deck[-r.peek_count:][::-1]        # top first
-            if len(top) <= 1:
+            # the top cards are drawn one by one (chance, seen by their owner) and put back in
+            # the order the owner chooses
+            if len(deck) <= 1:
                 self._finish_event()
             else:
-                opts = sorted({"order:" + ",".join(ids[c] for c in perm) for perm in itertools.permutations(top)})
-                self._ask(TARGET, opts)
+                self.peeked = []
+                self.peek_want = min(r.peek_count, len(deck))
+                self._chance(owner, "peek")
         elif kind == "scout_top":
             if deck:
-                top = deck.pop()
-                if r.is_alice[top]:
-                    deck.insert(0, top)
-                else:
-                    self.memos[owner].append(top)
-            self._finish_event()
+                self._chance(owner, "scout")
+            else:
+                self._finish_event()
         elif kind == "reveal_top_to_memo":
             # decision event-kinds: the top card goes to the memo whatever it is (an Alice too;
             # no solution check). The card being used has left the memo, so there is room.
             if deck:
-                self.memos[owner].append(deck.pop())
-            self._finish_event()
+                self._chance(owner, "reveal")
+            else:
+                self._finish_event()
         elif kind == "recover_discard":
             targets = sorted(set(self.discards[owner]))
-            self._event_choice([f"recover:{ids[c]}" for c in targets])
+            self._event_choice([A("recover", ids[c]) for c in targets])
         else:  # pragma: no cover
             raise InvariantError(f"unknown event {kind}")
 
@@ -587,27 +671,25 @@ class State(core.ChoiceState):
         else:
             self._ask(TARGET, options)
 
-    def _resolve_target(self, action: str) -> None:
+    def _resolve_target(self, action) -> None:
         r = self.rules
         owner = self.ev_owner
-        head, _, arg = action.partition(":")
+        head, args = action
         if head == "target":
-            card = r.index[arg]
+            card = r.index[args[0]]
             self.records[owner].remove(card)
             self.discards[owner].append(card)
         elif head == "swap":
             rec = self.records[owner]
-            i = rec.index(r.index[arg])
+            i = rec.index(r.index[args[0]])
             rec[i], rec[i + 1] = rec[i + 1], rec[i]
         elif head == "recover":
-            card = r.index[arg]
+            card = r.index[args[0]]
             self.discards[owner].remove(card)
-            self.decks[owner].insert(0, card)
+            self.decks[owner].put_under([card], ordered=True)
         elif head == "order":
-            cards = [r.index[x] for x in arg.split(",")]
-            deck = self.decks[owner]
-            del deck[-len(cards):]
-            deck.extend(reversed(cards))
+            self.decks[owner].put_on_top([r.index[x] for x in args])
+            self.peeked = []
         self._finish_event()
 
     def _finish_event(self) -> None:
@@ -616,9 +698,7 @@ class State(core.ChoiceState):
         owner = self.ev_owner
         self.ev_card = None
         if r.is_alice[card]:
-            deck = self.decks[owner]
-            deck.append(card)
-            self.rng.shuffle(deck)
+            self.decks[owner].shuffle_in([card])     # shuffled back: the deck is unordered again
         else:
             self.discards[owner].append(card)
         if sum(1 for c in self.memos[owner] if r.is_alice[c]) >= r.alices_to_lose:
@@ -672,10 +752,47 @@ class State(core.ChoiceState):
             return (r.solo_score(self.records[0]) if self.ending == "solved" else 0,)
         return tuple(r.versus_score(self.records[p], self.profiles[p]) for p in range(self.n))
 
+    def to_act(self) -> int | None:
+        seat = self.current_player()
+        return seat + 1 if seat >= 0 else None
+
+    def public_view(self) -> dict:
+        """What both players see (seats numbered from 1): records, memos, discards, deck sizes,
+        the turn counts, the event being resolved, and the ending."""
+        r = self.rules
+        ids = r.ids
+        solo = self.n == 1
+        return {
+            "seats": [{"seat": p + 1, "deck": len(self.decks[p]), "record": [ids[c] for c in self.records[p]],
+                       "memo": [ids[c] for c in self.memos[p]], "discard": [ids[c] for c in self.discards[p]],
+                       "profile_changes_left": self.changes_left[p] if not solo else 0,
+                       "deck_known_bottom": [ids[c] for c in self._known_bottom(p)]}
+                      for p in range(self.n)],
+            "turn": self.turn + 1, "turns": list(self.turns),
+            "pending": ids[self.pending] if self.pending is not None and (solo or self.phase in (PLACE, MAKE_ROOM, FORCE, OVER)) else None,
+            "event": {"card": ids[self.ev_card], "seat": self.ev_owner + 1} if self.ev_card is not None else None,
+            "ending": self.ending, "culprit": self.culprit,
+            "loser": self.loser + 1 if self.loser is not None else None,
+        }
+
+    def _known_bottom(self, p: int) -> list[int]:
+        layers = self.decks[p].layers
+        if len(layers) > 1 and layers[-1][0]:
+            return layers[-1][1][:]
+        return []
+
+    def private_view(self, seat: int) -> dict:
+        r = self.rules
+        ids = r.ids
+        out: dict = {"profile": ids[self.profiles[seat]] if seat < self.n and self.profiles[seat] is not None else None,
+                     "deck_cards": sorted(ids[c] for c in self.decks[seat].cards()) if seat < self.n else [],
+                     "drawn": ids[self.pending] if self.pending is not None and self.turn == seat else None,
+                     "peeked": [ids[c] for c in self.peeked] if self.ev_owner == seat else []}
+        return out
+
     def summary(self) -> dict:
         out = super().summary()
-        out.update({"phase": self.phase, "seat_to_act": self.current_player(), "turns": list(self.turns),
-                    "ending": self.ending, "culprit": self.culprit})
+        out["profiles"] = [self.rules.ids[c] if c is not None else None for c in self.profiles]
         return out
 
     def result(self) -> GameResult:
@@ -700,7 +817,7 @@ class State(core.ChoiceState):
         out: dict[str, list[str]] = {}
         for p in range(self.n):
             pre = f"p{p}." if self.n > 1 else ""
-            out[pre + "deck"] = [ids[c] for c in reversed(self.decks[p])]
+            out[pre + "deck"] = [ids[c] for c in self.decks[p].cards()]
             out[pre + "record"] = [ids[c] for c in self.records[p]]
             out[pre + "memo"] = [ids[c] for c in self.memos[p]]
             out[pre + "discard"] = [ids[c] for c in self.discards[p]]
@@ -710,6 +827,7 @@ class State(core.ChoiceState):
             held.append((self.turn, self.pending))
         if self.ev_card is not None:
             held.append((self.ev_owner, self.ev_card))
+        held.extend((self.ev_owner, c) for c in self.peeked)
         for p in range(self.n):
             pre = f"p{p}." if self.n > 1 else ""
             out[pre + "in_play"] = [ids[c] for owner, c in held if owner == p]
@@ -751,6 +869,28 @@ class State(core.ChoiceState):
 # ==== policies ================================================================================
 
 from .bots import RandomPolicy  # noqa: E402  (the shared Policy protocol and the uniform bot)
+
+
+class _Seen:
+    """What a seat knows, read from its Observation (the heuristic's working view)."""
+
+    def __init__(self, obs: core.Observation, rules: Rules) -> None:
+        index = rules.index
+        pub, own = obs.public, obs.private
+        seats = pub["seats"]
+        self.phase = obs.phase
+        self.actor = obs.seat
+        self.records = [[index[c] for c in s["record"]] for s in seats]
+        self.memos = [[index[c] for c in s["memo"]] for s in seats]
+        self.discards = [[index[c] for c in s["discard"]] for s in seats]
+        self.profiles = [index[own["profile"]] if p == obs.seat and own["profile"] else None for p in range(len(seats))]
+        drawn = own["drawn"] or pub["pending"]
+        self.pending = index[drawn] if drawn else None
+        self.ev_owner = pub["event"]["seat"] - 1 if pub["event"] else obs.seat
+        self._deck = [index[c] for c in own["deck_cards"]]
+
+    def unseen(self, p: int) -> list[int]:
+        return list(self._deck)
 
 
 class HeuristicPolicy:
@@ -827,10 +967,10 @@ class HeuristicPolicy:
 
     # -- choice ------------------------------------------------------------------------------
 
-    def choose(self, state: State, rng: random.Random):
-        legal = state.legal_actions()
+    def choose(self, obs: core.Observation, legal: list, rng: random.Random):
         if len(legal) == 1:
             return legal[0]
+        state = _Seen(obs, self.rules)
         r = self.rules
         phase = state.phase
         p = state.actor
@@ -838,18 +978,18 @@ class HeuristicPolicy:
         memo = state.memos[p]
         if phase == SETUP_PROFILE:
             # a suspect profile gives same-colour points; pick the first suspect offered
-            sus = [a for a in legal if r.is_suspect[r.index[a[8:]]]]
+            sus = [a for a in legal if r.is_suspect[r.index[a.args[0]]]]
             return rng.choice(sus or legal)
         if phase == PLACE:
             card = state.pending
             a = self._value(state, p, record + [card], memo)
             b = self._value(state, p, record, memo + [card]) - 0.5 * (len(memo) + 1 >= r.memo_limit)
-            return "record" if a >= b else "memo"
+            return RECORD_A if a >= b else MEMO_A
         if phase == INVESTIGATE:
-            best, best_v = "draw", self._value(state, p, record, memo) + 0.4
+            best, best_v = DRAW_A, self._value(state, p, record, memo) + 0.4
             for a in legal:
-                if a.startswith("play:"):
-                    c = r.index[a[5:]]
+                if a.kind == "play":
+                    c = r.index[a.args[0]]
                     m = list(memo)
                     m.remove(c)
                     v = self._value(state, p, record + [c], m)
@@ -858,8 +998,8 @@ class HeuristicPolicy:
             return best
         if phase == MAKE_ROOM:
             colour, icons = self._tail(record)
-            def keep(a: str) -> tuple:
-                c = r.index[a[8:]]
+            def keep(a: Act) -> tuple:
+                c = r.index[a.args[0]]
                 return (r.colour[c] == colour and r.icon[c] not in icons, r.colour[c] in self._target_colours(state, p), a)
             return min(legal, key=keep)
         if phase == EVENT:
@@ -882,11 +1022,11 @@ class HeuristicPolicy:
         record = state.records[opp]
         threats = [c for c in {r.colour[x] for x in record} if c != mine and r.solved(record, c)]
         if not threats:
-            return "noforce"
+            return NOFORCE_A
         for a in legal:
-            if a == "noforce":
+            if a.kind == "noforce":
                 continue
-            c = r.index[a[6:]]
+            c = r.index[a.args[0]]
             kind = r.event[c]
             if kind == "discard_record_colour":
                 col = r.event_colour[c]
@@ -900,7 +1040,7 @@ class HeuristicPolicy:
             # the opponent picks the target: it must break every threat whatever they choose
             if options and all(not any(r.solved(o, t) for t in threats) for o in options):
                 return a
-        return "noforce"
+        return NOFORCE_A
 
     def _profile_change(self, state: State, p: int) -> str:
         """Keep or change the profile for the Alice just drawn (only she and our profile are known)."""
@@ -916,11 +1056,11 @@ class HeuristicPolicy:
         mine = r.colour[prof] if r.is_suspect[prof] else None
         if keep_culprit is not None:
             if keep_culprit == mine:
-                return "keep"                     # she is our culprit: win now
+                return KEEP_A                     # she is our culprit: win now
             # she would be named, and not ours: take her as our profile instead if that names nobody
-            return "change" if change_culprit is None else "keep"
+            return CHANGE_A if change_culprit is None else KEEP_A
         if change_culprit is not None:
-            return "keep"                         # changing would name our old profile as the culprit
+            return KEEP_A                         # changing would name our old profile as the culprit
         if r.is_suspect[drawn]:
             def progress(colour: str | None) -> int:
                 if colour is None:
@@ -936,8 +1076,8 @@ class HeuristicPolicy:
                     best = max(best, cur)
                 return best + sum(1 for c in state.records[p] if r.colour[c] == colour) // 3
             if progress(r.colour[drawn]) > progress(mine):
-                return "change"
-        return "keep"
+                return CHANGE_A
+        return KEEP_A
 
     def _choose_event(self, state: State, p: int, legal: list[str]) -> str:
         r = self.rules
@@ -945,11 +1085,11 @@ class HeuristicPolicy:
         memo = state.memos[p]
         alices = [c for c in memo if r.is_alice[c]]
         base = self._value(state, p, record, memo)
-        best, best_v = "pass", base
+        best, best_v = PASS_A, base
         for a in legal:
-            if a == "pass":
+            if a.kind == "pass":
                 continue
-            c = r.index[a[6:]]
+            c = r.index[a.args[0]]
             m = list(memo)
             m.remove(c)
             kind = r.event[c]
@@ -990,10 +1130,10 @@ class HeuristicPolicy:
                 v -= 0.8            # an investigation card in the memo is worth keeping
             if v > best_v + 1e-9:
                 best, best_v = a, v
-        if best == "pass" and len(alices) >= r.alices_to_lose - 1:
+        if best.kind == "pass" and len(alices) >= r.alices_to_lose - 1:
             # danger: use any Alice event rather than risk a third
             for a in legal:
-                if a != "pass" and r.is_alice[r.index[a[6:]]]:
+                if a.kind != "pass" and r.is_alice[r.index[a.args[0]]]:
                     return a
         return best
 
@@ -1002,14 +1142,14 @@ class HeuristicPolicy:
         p = state.ev_owner
         record = state.records[p]
         memo = state.memos[p]
-        head = legal[0].split(":", 1)[0]
+        head = legal[0].kind
         if head == "target":
-            return max(legal, key=lambda a: (self._value(state, p, self._without(record, r.index[a[7:]]), memo), a))
+            return max(legal, key=lambda a: (self._value(state, p, self._without(record, r.index[a.args[0]]), memo), a))
         if head == "swap":
-            return max(legal, key=lambda a: (self._value(state, p, self._swapped(record, record.index(r.index[a[5:]])), memo), a))
+            return max(legal, key=lambda a: (self._value(state, p, self._swapped(record, record.index(r.index[a.args[0]])), memo), a))
         if head == "recover":
             targets = self._target_colours(state, p)
-            return max(legal, key=lambda a: (r.colour[r.index[a[8:]]] in targets, a))
+            return max(legal, key=lambda a: (r.colour[r.index[a.args[0]]] in targets, a))
         if head == "order":
             # drawn first: a suspect whose colour is solved, then useful investigation cards; Alices last
             colour, icons = self._tail(record)
@@ -1023,8 +1163,8 @@ class HeuristicPolicy:
                     return 2.0
                 return 0.0
 
-            def key(a: str):
-                cards = [r.index[x] for x in a[6:].split(",")]
+            def key(a: Act):
+                cards = [r.index[x] for x in a.args]
                 return (tuple(rank(c) for c in cards), a)
 
             return max(legal, key=key)

@@ -1,26 +1,29 @@
-"""Bots: policies over legal actions.
+"""Bots: policies over observations and legal actions.
 
-A policy is any object with `choose(state, rng) -> action` that returns one of
-`state.legal_actions()`. Policies draw their own randomness from the `rng` they are given,
-never from the game's `state.rng`, so that a record (seed + actions) replays the same chance
-events whatever the policies did. Each game module offers `POLICIES`, a mapping from a name to
-a factory `Rules -> Policy`; "random" is always there.
+A policy is any object with `choose(observation, legal_actions, rng) -> action` that returns
+one of `legal_actions`. It is given only what its seat may know (a `core.Observation`: plain
+data, no way back to the state, the deck or another seat's hand) and draws its own randomness
+from the `rng` it is given, never from the chance source, so that a record replays the same
+chance events whatever the policies did. A policy that reads nothing but the legal actions sets
+`needs_observation = False` and is given None instead of an observation (the fast path of
+random play). Each game module offers `POLICIES`, a mapping from a name to a factory
+`Rules -> Policy`; "random" is always there.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Callable, Mapping, Protocol, runtime_checkable
+from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from .core import Action, Rules, State
+from .core import Action, Observation, Rules
 
 
 @runtime_checkable
 class Policy(Protocol):
     name: str
 
-    def choose(self, state: State, rng: random.Random) -> Action:
-        """Return one of `state.legal_actions()`."""
+    def choose(self, observation: Observation | None, legal_actions: Sequence[Action], rng: random.Random) -> Action:
+        """Return one of `legal_actions`."""
         ...
 
 
@@ -28,25 +31,26 @@ class RandomPolicy:
     """Uniform over the legal actions."""
 
     name = "random"
+    needs_observation = False
 
     def __init__(self, rules: Rules | None = None) -> None:
         self.rules = rules
 
-    def choose(self, state: State, rng: random.Random) -> Action:
-        legal = state.legal_actions()
-        return legal[int(rng.random() * len(legal))]
+    def choose(self, observation, legal_actions, rng: random.Random) -> Action:
+        return legal_actions[int(rng.random() * len(legal_actions))]
 
 
 class FirstPolicy:
     """Always the first legal action: deterministic, useful in tests."""
 
     name = "first"
+    needs_observation = False
 
     def __init__(self, rules: Rules | None = None) -> None:
         self.rules = rules
 
-    def choose(self, state: State, rng: random.Random) -> Action:
-        return state.legal_actions()[0]
+    def choose(self, observation, legal_actions, rng: random.Random) -> Action:
+        return legal_actions[0]
 
 
 PolicyFactory = Callable[[Rules], Policy]

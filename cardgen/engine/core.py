@@ -1,24 +1,90 @@
-"""The engine core: a game's rules as states, legal actions and seeded chance.
+"""The engine core: a game's rules as states, typed actions, explicit chance and observations.
 
 Every game module (cardgen/engine/<game>.py) defines a `Rules` subclass and a `State`
-subclass. The pattern follows OpenSpiel: a description separate from a mutable state,
-`legal_actions()` and `apply(action)`, the state decides whose turn it is, and all chance
-goes through one injected `random.Random` so that a seed plus the list of choices replays a
-game exactly.
+subclass in the shape of OpenSpiel's API:
+
+- `State.current_player()` is a seat (0-based), `CHANCE` or `TERMINAL`;
+- at a chance node `chance_outcomes()` lists (outcome, probability) and `legal_actions()` the
+  outcomes. Every random event is a chance node: a shuffle only makes a deck an unordered
+  multiset (`Deck`), and each draw from it is a chance node whose outcomes are the cards it may
+  be, all equally likely; a die is a chance node too. No engine code touches a random source:
+  `sample_chance(state, rng)` picks an outcome from one seeded `random.Random` and the driver
+  (`play`) applies it, so a record or a test can fix any outcome by applying it;
+- `legal_actions()` are one typed `Action` per game (a NamedTuple with a stable string codec,
+  `str(action)`, read back by `Rules.decode_action(text)`), sorted;
+- `apply(action)`, `clone()`, `observation(seat)`, `information_state_string(seat)`,
+  `returns()` and `result()`.
+
+Policies see only an `Observation` and the legal actions: `choose(observation, legal, rng)`.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 from ..model import Game
 
-Action = Hashable  # small, sortable, YAML-friendly: an int, a str, or a tuple of those
-
 TERMINAL = -1
+CHANCE = -2
+
+_INT = re.compile(r"-?[0-9]+\Z")
+
+
+class Action(NamedTuple):
+    """A move: a kind and its arguments (card ids as str, seats/slots/numbers as int).
+
+    Each game subclasses it (``class LlllAction(Action): __slots__ = ()``) so that actions are
+    typed per game; all share the codec ``kind:arg:arg`` (``str(action)``/``encode()``) and the
+    tuple order (kind, then arguments), which is the sorted order of `legal_actions()`.
+    Arguments of one kind always have the same types, so actions always compare.
+    """
+
+    kind: str
+    args: tuple = ()
+
+    def encode(self) -> str:
+        if not self.args:
+            return self.kind
+        return self.kind + ":" + ":".join(map(str, self.args))
+
+    def __str__(self) -> str:
+        return self.encode()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.encode()!r})"
+
+    @property
+    def arg(self) -> Any:
+        """The first argument (most actions have one)."""
+        return self.args[0]
+
+    # Kinds whose arguments are all text even when they look like numbers (card ids).
+    TEXT_KINDS = frozenset()  # no annotation: an annotated name would become a field
+
+    @classmethod
+    def decode(cls, text: Any) -> "Action":
+        """Read an action back from its code (or from a record's list form [kind, arg, ...])."""
+        if isinstance(text, cls):
+            return text
+        if isinstance(text, (list, tuple)):
+            if not text or not isinstance(text[0], str):
+                raise ValueError(f"not an action: {text!r}")
+            return cls(text[0], tuple(text[1:]))
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"not an action: {text!r}")
+        kind, *rest = text.split(":")
+        if kind in cls.TEXT_KINDS:
+            return cls(kind, tuple(rest))
+        return cls(kind, tuple(int(x) if _INT.match(x) else x for x in rest))
+
+
+DRAW = "draw"       # the kind of every card-draw chance outcome: draw:<card id>
+ROLL = "roll"       # the kind of every die chance outcome: roll:<face>
 
 
 @dataclass(frozen=True)
@@ -27,7 +93,7 @@ class GameResult:
 
     scores: tuple[int, ...]
     winners: tuple[int, ...]           # empty for a co-operative/solo loss
-    length: int                        # number of actions applied
+    length: int                        # number of moves in the history (choices, chance, automatic)
     success: bool | None = None        # co-operative / solo games: did the players win
     ending: str | None = None          # named ending (requiem) or reason ("deck-empty", ...)
     details: Mapping[str, Any] = field(default_factory=dict)
@@ -43,6 +109,33 @@ class GameResult:
                 "details": dict(self.details)}
 
 
+@dataclass(frozen=True)
+class Observation:
+    """What one seat may know: its seat, its own private information (its hand, what it has
+    peeked at), the public view every player sees, and the public history of moves, with the
+    chance outcomes this seat may not see masked (``draw:?``).
+
+    Plain data only: no reference to the state, the rules' decks or another seat's hand.
+    Seats inside `public`/`private` are shown numbered from 1; `seat` is 0-based like actions.
+    """
+
+    game: str
+    seat: int
+    phase: str
+    to_act: int | None                  # the pending seat, numbered from 1 (None: chance or over)
+    private: Mapping[str, Any]
+    public: Mapping[str, Any]
+    history: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "seat": self.seat, "phase": self.phase, "to_act": self.to_act,
+                "private": self.private, "public": self.public, "history": list(self.history)}
+
+    def key(self) -> str:
+        """A canonical string of everything in the observation (the information-state string)."""
+        return json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=list)
+
+
 class InvariantError(AssertionError):
     """A state broke one of the engine's invariants (a bug in the rules, never user error)."""
 
@@ -51,53 +144,285 @@ class IllegalAction(ValueError):
     """An action that is not legal in the current state; the message says why."""
 
 
+class Deck:
+    """A face-down pile as layers, top layer first. A layer is either unordered (a multiset:
+    what a shuffle makes; the next card is a chance draw among its cards) or ordered (a known
+    order, such as a stacked deck or cards put back in a chosen order; its top is the end of
+    its list, and the next card is forced).
+    """
+
+    __slots__ = ("layers",)
+
+    def __init__(self, cards: Iterable = (), ordered: bool = False) -> None:
+        cards = list(cards)
+        self.layers: list[list] = [[ordered, cards]] if cards else []
+
+    @classmethod
+    def stacked(cls, top_first: Sequence) -> "Deck":
+        """A deck in a known order (top first)."""
+        return cls(list(top_first)[::-1], ordered=True)
+
+    def copy(self) -> "Deck":
+        new = Deck.__new__(Deck)
+        new.layers = [[o, list(c)] for o, c in self.layers]
+        return new
+
+    def __len__(self) -> int:
+        return sum(len(c) for _, c in self.layers)
+
+    def __bool__(self) -> bool:
+        return bool(self.layers)
+
+    def __iter__(self):
+        return iter(self.cards())
+
+    def __contains__(self, card) -> bool:
+        return any(card in c for _, c in self.layers)
+
+    def cards(self) -> list:
+        """Every card, top first (an unordered layer in a canonical sorted order)."""
+        out: list = []
+        for ordered, cards in self.layers:
+            out.extend(reversed(cards) if ordered else sorted(cards))
+        return out
+
+    def choices(self) -> int:
+        """How many equally likely cards the next draw may be (1 when the top is known)."""
+        ordered, cards = self.layers[0]
+        return 1 if ordered else len(cards)
+
+    def candidate(self, i: int):
+        """The i-th possible next card (0 <= i < choices())."""
+        ordered, cards = self.layers[0]
+        return cards[-1] if ordered else cards[i]
+
+    def candidates(self) -> list:
+        ordered, cards = self.layers[0]
+        return [cards[-1]] if ordered else sorted(set(cards))
+
+    def take(self, card) -> None:
+        """Remove `card` as the drawn card; IllegalAction if it cannot be the next card."""
+        layer = self.layers[0]
+        cards = layer[1]
+        if layer[0]:
+            if cards[-1] != card:
+                raise IllegalAction(f"the next card is known and is not {card}")
+            cards.pop()
+        else:
+            try:
+                i = cards.index(card)
+            except ValueError:
+                raise IllegalAction(f"{card} is not in the deck") from None
+            cards[i] = cards[-1]
+            cards.pop()
+        if not cards:
+            del self.layers[0]
+
+    def remove(self, card) -> None:
+        """Take a chosen card out (a player searching the deck), wherever it is."""
+        for k, (_, cards) in enumerate(self.layers):
+            if card in cards:
+                cards.remove(card)
+                if not cards:
+                    del self.layers[k]
+                return
+        raise ValueError(f"{card} is not in the deck")
+
+    def shuffle_in(self, cards: Iterable = ()) -> None:
+        """Add `cards` and shuffle: the whole deck becomes one unordered layer."""
+        everything = [c for _, layer in self.layers for c in layer]
+        everything.extend(cards)
+        self.layers = [[False, everything]] if everything else []
+
+    def put_under(self, cards: Iterable, ordered: bool = False) -> None:
+        """Put cards under the deck: shuffled among themselves (unordered) or in a known order
+        (`cards` given top first)."""
+        cards = list(cards)
+        if not cards:
+            return
+        if ordered:
+            cards.reverse()
+            if self.layers and self.layers[-1][0]:
+                self.layers[-1][1][:0] = cards
+                return
+        self.layers.append([ordered, cards])
+
+    def put_on_top(self, top_first: Sequence) -> None:
+        """Put cards on the deck in a known order (top first)."""
+        cards = list(top_first)[::-1]
+        if not cards:
+            return
+        if self.layers and self.layers[0][0]:
+            self.layers[0][1].extend(cards)
+        else:
+            self.layers.insert(0, [True, cards])
+
+
 class State:
-    """A game in progress. Subclasses keep every physical card in exactly one zone."""
+    """A game in progress. Subclasses keep every physical card in exactly one zone.
+
+    `history` holds every move in order: the choices of the players, the chance outcomes and
+    the automatic moves the rules make for a player who has no choice (an engine appends those
+    itself). `hidden_moves` maps a history index to the seats that saw that chance outcome
+    (everyone else sees only its kind).
+    """
 
     rules: "Rules"
-    rng: random.Random
     history: list[Action]
+    hidden_moves: dict[int, tuple[int, ...]]
 
     def current_player(self) -> int:
-        """Seat to act, or TERMINAL."""
+        """Seat to act (0-based), CHANCE or TERMINAL."""
         raise NotImplementedError
 
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    # --- chance ---------------------------------------------------------------------------
+
+    def chance_size(self) -> int:
+        """At a uniform chance node: how many equally likely outcomes (0 otherwise)."""
+        return 0
+
+    def chance_at(self, i: int) -> Action:
+        """The i-th equally likely outcome of a uniform chance node (repeats allowed)."""
+        raise NotImplementedError
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """(outcome, probability) at a chance node, sorted by outcome; probabilities sum to 1."""
+        n = self.chance_size()
+        if not n:
+            return []
+        counts = Counter(self.chance_at(i) for i in range(n))
+        return [(a, k / n) for a, k in sorted(counts.items())]
+
+    # --- choices --------------------------------------------------------------------------
+
     def legal_actions(self) -> list[Action]:
-        """Sorted list of legal actions for the current player; empty when terminal."""
+        """Sorted legal actions: the player's choices, or the outcomes at a chance node."""
+        if self.current_player() == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        return self._legal_actions()
+
+    def _legal_actions(self) -> list[Action]:
         raise NotImplementedError
 
     def _apply(self, action: Action) -> None:
         raise NotImplementedError
 
-    def is_terminal(self) -> bool:
-        return self.current_player() == TERMINAL
+    def decode(self, action: Any) -> Action:
+        return self.rules.decode_action(action)
+
+    def apply(self, action: Any) -> None:
+        """Apply a legal action or chance outcome (an Action or its code), or raise IllegalAction."""
+        if self.is_terminal():
+            raise IllegalAction(f"{self.describe(action)} comes after the end of the game")
+        try:
+            action = self.decode(action)
+        except (ValueError, TypeError):
+            raise IllegalAction(f"{action!r} is not an action of {self.rules.game.id}") from None
+        legal = self.legal_actions()
+        if action not in legal:
+            shown = ", ".join(self.describe(a) for a in legal[:12])
+            more = "" if len(legal) <= 12 else f" (+{len(legal) - 12} more)"
+            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player()}"
+            raise IllegalAction(f"{self.describe(action)} is not legal for {who}; legal: {shown}{more}")
+        self.history.append(action)
+        self._apply(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply an action known to be legal (the fast path of `play`)."""
+        self.history.append(action)
+        self._apply(action)
+
+    def clone(self) -> "State":
+        """An equal, independent copy: containers are copied, the Rules are shared."""
+        new = object.__new__(type(self))
+        slots = getattr(type(self), "__slots__", None)
+        names = list(vars(self)) if hasattr(self, "__dict__") else []
+        if slots:
+            for klass in type(self).__mro__:
+                names.extend(s for s in getattr(klass, "__slots__", ()) if hasattr(self, s))
+        for name in names:
+            value = getattr(self, name)
+            object.__setattr__(new, name, value if name == "rules" else _copy(value))
+        return new
+
+    # --- results ----------------------------------------------------------------------------
 
     def result(self) -> GameResult:
         raise NotImplementedError
+
+    def returns(self) -> list[float]:
+        """Per seat: co-operative/solo games 1.0 on success and 0.0 otherwise; competitive games
+        1.0 shared equally among the winners (1 for a sole winner, 1/k each for a k-way tie).
+        All zeros before the end."""
+        n = self.rules.players
+        if not self.is_terminal():
+            return [0.0] * n
+        result = self.result()
+        if result.success is not None:
+            return [1.0 if result.success else 0.0] * n
+        share = 1.0 / len(result.winners) if result.winners else 0.0
+        return [share if s in result.winners else 0.0 for s in range(n)]
 
     def zones(self) -> Mapping[str, Iterable[str]]:
         """Every zone and the card ids in it; together they hold each physical card once."""
         raise NotImplementedError
 
-    def describe(self, action: Action) -> str:
+    def describe(self, action: Any) -> str:
         """A short human description of an action for logs and replay errors."""
         return str(action)
 
-    def apply(self, action: Action) -> None:
-        """Apply a legal action, or raise IllegalAction naming the legal ones."""
-        if self.is_terminal():
-            raise IllegalAction(f"{self.describe(action)} comes after the end of the game")
-        legal = self.legal_actions()
-        if action not in legal:
-            shown = ", ".join(self.describe(a) for a in legal[:12])
-            more = "" if len(legal) <= 12 else f" (+{len(legal) - 12} more)"
-            raise IllegalAction(f"{self.describe(action)} is not legal for seat {self.current_player()}; legal: {shown}{more}")
-        self._apply(action)
-        self.history.append(action)
+    # --- views ------------------------------------------------------------------------------
+
+    def phase_name(self) -> str:
+        return str(getattr(self, "phase", ""))
+
+    def to_act(self) -> int | None:
+        seat = self.current_player()
+        return seat + 1 if seat >= 0 else None
+
+    def public_view(self) -> dict[str, Any]:
+        """What every player sees (plain data; seats numbered from 1)."""
+        return {}
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        """What only `seat` knows (its hand, cards it has peeked at)."""
+        return {}
+
+    def public_history(self, seat: int) -> tuple[str, ...]:
+        """The history as `seat` saw it, extended incrementally (a cache per seat)."""
+        cache = self.__dict__.setdefault("_seen_history", {}) if hasattr(self, "__dict__") else {}
+        seen = cache.get(seat)
+        if seen is None:
+            seen = cache[seat] = []
+        hidden = self.hidden_moves
+        history = self.history
+        for i in range(len(seen), len(history)):
+            action = history[i]
+            who = hidden.get(i)
+            seen.append(str(action) if who is None or seat in who else action.kind + ":?")
+        return tuple(seen)
+
+    def observation(self, seat: int) -> Observation:
+        return Observation(self.rules.game.id, seat, self.phase_name(), self.to_act(),
+                           self.private_view(seat), self.public_view(), self.public_history(seat))
+
+    def information_state_string(self, seat: int) -> str:
+        """Equal for states `seat` cannot tell apart."""
+        return self.observation(seat).key()
 
     def summary(self) -> dict[str, Any]:
-        """A plain (YAML/JSON-friendly) picture of the state for `replay`; games override it."""
-        return {"zones": {name: list(cards) for name, cards in self.zones().items()}}
+        """A plain (YAML/JSON-friendly) picture of the state for `replay`: the public view with
+        the phase and the pending seat (numbered from 1), and every zone."""
+        out: dict[str, Any] = {"phase": self.phase_name(), "to_act": self.to_act()}
+        out.update(self.public_view())
+        out["zones"] = {name: list(cards) for name, cards in self.zones().items()}
+        return out
 
     def check_invariants(self) -> None:
         """Card conservation: every physical card in exactly one zone."""
@@ -111,11 +436,25 @@ class State:
             raise InvariantError(f"card conservation broken: missing {missing[:6]}, duplicated or unknown {extra[:6]}")
 
 
+def _copy(value: Any) -> Any:
+    t = type(value)
+    if t is list:
+        return [_copy(v) for v in value] if value and type(value[0]) in (list, dict, set, Deck) else list(value)
+    if t is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if t is set:
+        return set(value)
+    if t is Deck:
+        return value.copy()
+    return value
+
+
 OVER = "over"  # the phase of a finished game in states built on ChoiceState
 
 
 class ChoiceState(State):
-    """A state whose next decision is a list of string options for one seat (`actor`).
+    """A state whose next decision is a list of options for one seat (`actor`), or a chance node
+    (`phase` CHANCE_PHASE, with `chance_deck` the Deck drawn from, or a die of `die_faces`).
 
     Subclasses set `phase`, `actor` and `options` (and reset `_legal` to None) whenever a new
     decision starts; the sorted legal list is computed once per decision.
@@ -123,57 +462,217 @@ class ChoiceState(State):
 
     phase: str
     actor: int
-    options: list[str]
-    _legal: list[str] | None
+    options: list
+    _legal: list | None
 
     def current_player(self) -> int:
-        return TERMINAL if self.phase == OVER else self.actor
+        phase = self.phase
+        if phase == OVER:
+            return TERMINAL
+        if phase == CHANCE_PHASE:
+            return CHANCE
+        return self.actor
 
-    def legal_actions(self) -> list[str]:
+    def _legal_actions(self) -> list:
         legal = self._legal
         if legal is None:
             legal = self._legal = sorted(self.options) if self.phase != OVER else []
         return legal
 
 
+CHANCE_PHASE = "chance"
+
+
 class Rules:
-    """A game's description: the model, the player count and the variant."""
+    """A game's description: the model, the player count and the variant.
+
+    Supported player counts come from game.yaml (`players`); the variants and the player counts
+    each variant allows from the game's `variants` parameter when it declares one.
+    """
 
     engine_id: ClassVar[str]
     variants: ClassVar[Sequence[str]] = ("standard",)
     max_actions: ClassVar[int] = 10_000   # termination bound used by the random-simulation test
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
+    action_type: ClassVar[type] = Action
 
     @classmethod
-    def supports(cls, players: int, variant: str) -> bool:
-        """Whether `players` can play `variant` (a game with solo-only variants narrows this)."""
-        return variant in cls.variants
+    def game_variants(cls, game: Game | None) -> dict[str, tuple[int, ...]]:
+        """variant -> player counts, from game.yaml's `variants` parameter when present."""
+        declared = None
+        if game is not None:
+            try:
+                declared = game.param("variants")
+            except (KeyError, AttributeError, TypeError):
+                declared = None
+        if declared:
+            return {str(v["id"]): tuple(v["players"]) for v in declared}
+        counts = tuple(game.player_counts) if game is not None else ()
+        return {v: counts for v in cls.variants}
 
     @classmethod
-    def default_variant(cls, players: int) -> str:
-        """The variant played when none is named."""
+    def supports(cls, players: int, variant: str, game: Game | None = None) -> bool:
+        """Whether `players` can play `variant` (from the game's data when it is given)."""
+        if game is None:
+            return variant in cls.variants
+        table = cls.game_variants(game)
+        return variant in table and players in table[variant]
+
+    @classmethod
+    def default_variant(cls, players: int, game: Game | None = None) -> str:
+        """The variant played when none is named: the first that this player count can play."""
+        if game is not None:
+            for variant, counts in cls.game_variants(game).items():
+                if players in counts:
+                    return variant
         return cls.variants[0]
+
+    @classmethod
+    def decode_action(cls, text: Any) -> Action:
+        """An action from its code (``bid:3``) or a record's list form; ValueError if malformed."""
+        return cls.action_type.decode(text)
 
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         if players not in game.player_counts:
             raise ValueError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
         if variant not in self.variants:
             raise ValueError(f"{game.id} has no variant {variant!r}; choose from {', '.join(self.variants)}")
+        table = self.game_variants(game)
+        if variant in table and players not in table[variant]:
+            raise ValueError(f"{game.id}: variant {variant!r} is for {', '.join(map(str, table[variant]))} player(s), not {players}")
         self.game = game
         self.players = players
         self.variant = variant
 
-    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> State:
-        """Set up a game; `deck_order` (card ids, top first) replaces the shuffle when given."""
+    def new_initial_state(self, deck_order: Sequence[str] | None = None) -> State:
+        """Set up a game; its first moves are usually chance nodes (the shuffles and the deal).
+        `deck_order` (card ids, top first) stacks the decks: their draws are then forced."""
         raise NotImplementedError
+
+    def new_state(self, rng: random.Random | None = None, deck_order: Sequence[str] | None = None) -> State:
+        """`new_initial_state`; `rng` is accepted for older callers and ignored (chance is
+        resolved by the driver: see `play` and `resolve_chance`)."""
+        return self.new_initial_state(deck_order)
 
     def score_range(self) -> tuple[int, int]:
         """Inclusive bounds any seat's score can take, checked by the random-simulation test."""
         raise NotImplementedError
 
-    def new_game(self, seed: int | None = None, deck_order: Sequence[str] | None = None) -> State:
-        """Set up a game from a seed (the one random source of its chance events)."""
-        return self.new_state(random.Random(seed), deck_order)
+    def from_position(self, data: Mapping[str, Any]) -> State:
+        """A state built from a position (see cardgen.engine.position)."""
+        raise NotImplementedError(f"{self.game.id}: positions are not supported by this engine")
+
+
+# --- driving a game --------------------------------------------------------------------------
+
+def sample_chance(state: State, rng: random.Random) -> Action:
+    """One outcome of the chance node `state`, drawn from `rng` by its probability."""
+    n = state.chance_size()
+    if n:
+        return state.chance_at(int(rng.random() * n)) if n > 1 else state.chance_at(0)
+    outcomes = state.chance_outcomes()
+    x = rng.random()
+    acc = 0.0
+    for action, p in outcomes:
+        acc += p
+        if x < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def resolve_chance(state: State, rng: random.Random) -> State:
+    """Apply chance outcomes drawn from `rng` until a player is to act or the game is over."""
+    while state.current_player() == CHANCE:
+        state.apply_unchecked(sample_chance(state, rng))
+    return state
+
+
+def choose(policy: Any, state: State, seat: int, rng: random.Random) -> Action:
+    """Ask `policy` for a move: it is given only the seat's observation and the legal actions
+    (a policy whose `needs_observation` is False is given None instead of the observation)."""
+    legal = state.legal_actions()
+    obs = state.observation(seat) if getattr(policy, "needs_observation", True) else None
+    return policy.choose(obs, legal, rng)
+
+
+def play(state: State, policies: Sequence[Any], rng: random.Random, policy_rng: random.Random | None = None,
+         limit: int = 100_000) -> State:
+    """Play `state` to the end: chance from `rng`, each seat's moves from its policy (which draws
+    its own randomness from `policy_rng`, never from the chance source)."""
+    policy_rng = policy_rng if policy_rng is not None else rng
+    history = state.history
+    apply = state._apply
+    current = state.current_player
+    chance_size = state.chance_size
+    chance_at = state.chance_at
+    legal_actions = state._legal_actions
+    observe = [getattr(p, "needs_observation", True) for p in policies]
+    rand = rng.random
+    while True:
+        seat = current()
+        if seat == CHANCE:
+            n = chance_size()
+            if n:
+                action = chance_at(int(rand() * n)) if n > 1 else chance_at(0)
+            else:
+                action = sample_chance(state, rng)
+        elif seat == TERMINAL:
+            return state
+        else:
+            policy = policies[seat]
+            obs = state.observation(seat) if observe[seat] else None
+            action = policy.choose(obs, legal_actions(), policy_rng)
+        history.append(action)
+        apply(action)
+        if len(history) > limit:
+            raise RuntimeError(f"{state.rules.game.id}: passed {limit} moves without ending")
+
+
+def apply_moves(state: State, moves: Iterable[Any], chance_rng: random.Random | None = None) -> int:
+    """Apply a list of moves (Actions or codes) as a record lists them and return how many.
+
+    Automatic moves the engine makes itself (and appends to the history) are checked when the
+    list gives them and may be left out. A chance node whose outcome the list does not give
+    is resolved when it has one possible outcome (a stacked deck) or, when `chance_rng` is
+    given, by drawing from it; so a record may fix every chance outcome or none. An
+    IllegalAction carries `.position`, the 1-based position of the move that does not fit."""
+    cursor = len(state.history)
+    done = 0
+    for position, move in enumerate(moves, start=1):
+        text = str(move)
+        if cursor < len(state.history) and str(state.history[cursor]) == text:
+            cursor += 1
+            done = position
+            continue
+        _fill_chance(state, move, chance_rng)
+        before = len(state.history)
+        try:
+            state.apply(move)
+        except IllegalAction as error:
+            error.position = position  # type: ignore[attr-defined]
+            raise
+        cursor = before + 1
+        done = position
+    if chance_rng is not None:
+        _fill_chance(state, None, chance_rng)
+    return done
+
+
+def _fill_chance(state: State, move: Any, chance_rng: random.Random | None) -> None:
+    """Resolve chance nodes the next move does not decide (see apply_moves)."""
+    while state.current_player() == CHANCE:
+        if move is not None:
+            try:
+                if state.decode(move) in state.legal_actions():
+                    return
+            except (ValueError, TypeError):
+                pass
+        if state.chance_size() == 1:
+            state.apply_unchecked(state.chance_at(0))
+        elif chance_rng is not None:
+            state.apply_unchecked(sample_chance(state, chance_rng))
+        else:
+            return
 
 
 def check_deck_order(game: Game, deck_order: Sequence[str], ids: Sequence[str] | None = None) -> list[str]:
@@ -185,9 +684,3 @@ def check_deck_order(game: Game, deck_order: Sequence[str], ids: Sequence[str] |
         extra = sorted((got - expected).elements())
         raise ValueError(f"deck_order must list each card once: missing {missing[:6]}, duplicated or unknown {extra[:6]}")
     return list(deck_order)
-
-
-def shuffled(rng: random.Random, ids: Sequence[str]) -> list[str]:
-    out = list(ids)
-    rng.shuffle(out)
-    return out

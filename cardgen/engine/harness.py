@@ -17,7 +17,7 @@ from ..checks import CheckResult
 from ..model import Game
 from . import engine_module
 from .bots import RandomPolicy
-from .core import TERMINAL, InvariantError, Rules
+from .core import CHANCE, TERMINAL, InvariantError, Rules, apply_moves, sample_chance
 from .simulate import game_seed, policy_seed
 
 
@@ -25,9 +25,12 @@ class SweepFailure(AssertionError):
     pass
 
 
-def random_game(rules: Rules, seed: int, check: bool = True):
-    """Play one random game from `seed`, checking every invariant after every action when `check`."""
-    state = rules.new_state(random.Random(seed))
+def random_game(rules: Rules, seed: int, check: bool = True, deep: bool = False):
+    """Play one random game from `seed` (chance from `seed`, choices from `policy_seed(seed)`),
+    checking every invariant after every move when `check`; `deep` also checks at every node
+    that clone() gives an equal independent state and that observations are consistent."""
+    state = rules.new_initial_state()
+    chance_rng = random.Random(seed)
     rng = random.Random(policy_seed(seed))
     bot = RandomPolicy(rules)
     players = rules.players
@@ -36,15 +39,19 @@ def random_game(rules: Rules, seed: int, check: bool = True):
     while True:
         if check:
             _check_state(state, players, steps)
+            if deep:
+                _check_deep(state, players)
         seat = state.current_player()
         if seat == TERMINAL:
             break
-        action = bot.choose(state, rng)
+        if seat == CHANCE:
+            action = sample_chance(state, chance_rng)
+        else:
+            action = bot.choose(None, state.legal_actions(), rng)
         if check:
             state.apply(action)
         else:
-            state._apply(action)
-            state.history.append(action)
+            state.apply_unchecked(action)
         steps += 1
         if steps > rules.max_actions:
             raise SweepFailure(f"no end after {rules.max_actions} actions (Rules.max_actions)")
@@ -59,7 +66,10 @@ def random_game(rules: Rules, seed: int, check: bool = True):
     if rules.cooperative and result.success is None:
         raise SweepFailure("a co-operative game ended without saying whether the players succeeded")
     if result.length != len(state.history):
-        raise SweepFailure(f"result length {result.length} differs from the {len(state.history)} actions applied")
+        raise SweepFailure(f"result length {result.length} differs from the {len(state.history)} moves in the history")
+    returns = state.returns()
+    if len(returns) != players:
+        raise SweepFailure(f"returns() has {len(returns)} values for {players} players")
     return state, result
 
 
@@ -71,14 +81,51 @@ def _check_state(state, players: int, steps: int) -> None:
         if legal:
             raise SweepFailure("terminal state with legal actions")
         return
-    if not 0 <= seat < players:
-        raise SweepFailure(f"current_player() is {seat}, not a seat 0..{players - 1}")
+    if seat == CHANCE:
+        outcomes = state.chance_outcomes()
+        if not outcomes:
+            raise SweepFailure("a chance node without outcomes")
+        total = sum(p for _, p in outcomes)
+        if abs(total - 1.0) > 1e-9:
+            raise SweepFailure(f"chance probabilities sum to {total}, not 1")
+        if any(p <= 0 for _, p in outcomes):
+            raise SweepFailure("a chance outcome with probability 0 or less")
+    elif not 0 <= seat < players:
+        raise SweepFailure(f"current_player() is {seat}, not a seat 0..{players - 1}, CHANCE or TERMINAL")
     if not legal:
         raise SweepFailure(f"no legal action for seat {seat} in a state that is not over")
     if len(set(legal)) != len(legal):
         raise SweepFailure("legal_actions() repeats an action")
     if legal != sorted(legal):
         raise SweepFailure("legal_actions() is not sorted")
+    rules = state.rules
+    for action in legal[:4]:
+        if rules.decode_action(str(action)) != action:
+            raise SweepFailure(f"the action {action!r} does not survive its string code {str(action)!r}")
+
+
+def _check_deep(state, players: int) -> None:
+    """clone() equal and independent; observations consistent with the clone."""
+    twin = state.clone()
+    if twin.legal_actions() != state.legal_actions() or twin.current_player() != state.current_player():
+        raise SweepFailure("clone() differs from the state (legal actions or player to act)")
+    zones = {k: list(v) for k, v in state.zones().items()}
+    if {k: list(v) for k, v in twin.zones().items()} != zones:
+        raise SweepFailure("clone() has different zones")
+    for seat in range(players):
+        if twin.information_state_string(seat) != state.information_state_string(seat):
+            raise SweepFailure(f"clone() gives seat {seat} a different information state")
+    if twin.legal_actions():
+        twin.apply(twin.legal_actions()[-1])
+        if {k: list(v) for k, v in state.zones().items()} != zones or len(twin.history) == len(state.history):
+            raise SweepFailure("applying a move to a clone changed the original")
+    seat = state.current_player()
+    if seat >= 0:
+        obs = state.observation(seat)
+        if obs.seat != seat or obs.to_act != seat + 1:
+            raise SweepFailure(f"observation of seat {seat} says seat {obs.seat}, to act {obs.to_act}")
+        if len(obs.history) != len(state.history):
+            raise SweepFailure("the observed history is not as long as the history")
 
 
 def configurations(game: Game) -> list[tuple[int, str]]:
@@ -87,7 +134,7 @@ def configurations(game: Game) -> list[tuple[int, str]]:
     if module is None or not hasattr(module, "Rules"):
         return []
     return [(players, variant) for players in game.player_counts for variant in module.Rules.variants
-            if module.Rules.supports(players, variant)]
+            if module.Rules.supports(players, variant, game)]
 
 
 def random_sim_sweep(game: Game, games_per_count: int = 30, seed: int = 0) -> list[CheckResult]:
@@ -129,9 +176,8 @@ def _sweep_one(rules: Rules, label: str, games: int, seed: int) -> CheckResult:
 
 
 def _replay_same(rules: Rules, seed: int, actions: list[Any], result) -> str | None:
-    state = rules.new_state(random.Random(seed))
-    for action in actions:
-        state.apply(action)
+    state = rules.new_initial_state()
+    apply_moves(state, [str(a) for a in actions])
     if not state.is_terminal():
         return "replaying the same seed and choices does not end the game"
     again = state.result()

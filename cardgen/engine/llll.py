@@ -4,19 +4,23 @@ A round is an auction phase (each player wins exactly one castle card) followed 
 phase (players take turns using one untapped ally's ability, or pass). Rule numbers come from
 game.yaml `parameters`; the decisions where the source is silent are in game.yaml `decisions`.
 
-Actions (all tuples, so that they sort and dump to YAML as short lists):
+Actions are `Act` (kind, args), written ``kind:arg:arg`` in records (slots and seats 0-based):
 
-- ("pick", slot)          the parent picks castle slot `slot` (0-based) for the auction
-- ("bid", n)              open the auction with n AP, or outbid the current bid with n AP
-- ("pass",)               leave the current auction, or pass in the ally phase
-- ("ally",) / ("score",)  the winner keeps the card face up as an ally or face down as score
-- ("use", card)           use an ally's ability (no target, or a "may" ability left unused)
-- ("use", card, target)   ... with a target: a seat (Noble) or a card id (General, Magician, Knight)
-- ("reveal", card)        the player chosen by a Noble turns this score card face up
+- pick:<slot>             the parent picks castle slot `slot` for the auction
+- bid:<n>                 open the auction with n AP, or outbid the current bid with n AP
+- pass                    leave the current auction, or pass in the ally phase
+- ally / score            the winner keeps the card face up as an ally or face down as score
+- use:<card>              use an ally's ability (no target, or a "may" ability left unused)
+- use:<card>:<target>     ... with a target: a seat (Noble) or a card id (General, Magician, Knight)
+- reveal:<card>           the player chosen by a Noble turns this score card face up
 
-Moves that leave no choice are made automatically: the last player of an auction phase takes
-the last card for 0, a bidder who cannot outbid passes, and a player with no untapped ally
-passes in the ally phase.
+Chance: the deck is an unordered multiset; each card set aside or dealt to the castle is a
+chance node draw:<card> (hidden from everyone when set aside or dealt face down).
+
+Moves that leave no choice are made automatically and recorded in the history:
+auto-pick:<seat>:<slot> (the last player of an auction phase takes the last card for 0),
+auto-pass:<seat> (a bidder who cannot outbid, or a player with no untapped ally in the ally
+phase, passes).
 """
 
 from __future__ import annotations
@@ -46,26 +50,38 @@ PARAMETERS = Map({
     "ability_action_points": Dict(Str(ABILITIES), Int(0, 100), max_items=len(ABILITIES)),
 })
 
-PICK, BID, RAISE, TAKE, ALLY, NOBLE, OVER = range(7)
-PHASE_NAMES = {PICK: "auction: pick", BID: "auction: opening bid", RAISE: "auction: bidding",
-               TAKE: "auction: ally or score", ALLY: "ally phase", NOBLE: "ally phase: noble's choice", OVER: "game over"}
-
-PASS = ("pass",)
-ALLY_A = ("ally",)
-SCORE_A = ("score",)
-_BIDS: list[tuple[str, int]] = [("bid", n) for n in range(64)]
-_PICKS = [("pick", s) for s in range(16)]
+PICK, BID, RAISE, TAKE, ALLY, NOBLE, DEAL, OVER = ("auction: pick", "auction: opening bid", "auction: bidding",
+                                                  "auction: ally or score", "ally phase", "ally phase: noble's choice",
+                                                  "deal", "game over")
 
 
-def _bids(low: int, high: int) -> list[tuple[str, int]]:
+class Act(core.Action):
+    """An llll move: pick:<slot>, bid:<AP>, pass, ally, score, use:<card>[:<seat>|:<card>],
+    reveal:<card>; chance: draw:<card>; automatic: auto-pass:<seat>, auto-pick:<seat>:<slot>
+    (slots and seats 0-based in codes)."""
+
+    __slots__ = ()
+    TEXT_KINDS = frozenset({"draw", "reveal"})
+
+
+PASS = Act("pass")
+ALLY_A = Act("ally")
+SCORE_A = Act("score")
+_BIDS: list[Act] = [Act("bid", (n,)) for n in range(64)]
+_PICKS = [Act("pick", (s,)) for s in range(16)]
+_AUTO_PASS = [Act("auto-pass", (s,)) for s in range(16)]
+
+
+def _bids(low: int, high: int) -> list[Act]:
     while high >= len(_BIDS):
-        _BIDS.append(("bid", len(_BIDS)))
+        _BIDS.append(Act("bid", (len(_BIDS),)))
     return _BIDS[low:high + 1]
 
 
 class Rules(core.Rules):
     engine_id = "llll"
     max_actions = 5_000
+    action_type = Act
 
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         super().__init__(game, players, variant)
@@ -85,22 +101,30 @@ class Rules(core.Rules):
             self.ability[card.id] = card.type_id
             self.vp[card.id] = card.get("vp")
             self.name[card.id] = card.name.en
-        self.use_action: dict[str, tuple[str, str]] = {cid: ("use", cid) for cid in self.ability}
-        self.noble_actions = {cid: [("use", cid, t) for t in range(players)] for cid in self.ability}
+        self.use_action: dict[str, Act] = {cid: Act("use", (cid,)) for cid in self.ability}
+        self.noble_actions = {cid: [Act("use", (cid, t)) for t in range(players)] for cid in self.ability}
+        self.draw_action: dict[str, Act] = {cid: Act("draw", (cid,)) for cid in self.ability}
+        self.target_action: dict[str, dict[str, Act]] = {cid: {t: Act("use", (cid, t)) for t in self.ability if t != cid}
+                                                         for cid in self.ability}
         self.gain: dict[str, int] = {cid: gains.get(ab, 0) for cid, ab in self.ability.items()}
         self.card_ids = [card.id for card in game.cards]
         needed = self.rounds * players + self.set_aside
         if needed != len(self.card_ids):
             raise ValueError(f"{game.where('rounds')}: llll engine: {self.rounds} rounds × {players} players + {self.set_aside} set aside = {needed}, but the deck has {len(self.card_ids)} cards")
 
-    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
-        """Set up a game; `deck_order` (all card ids, top first) replaces the shuffle: with three
-        players the first 8 are set aside, then each castle row is dealt from the top."""
+    def new_initial_state(self, deck_order: Sequence[str] | None = None) -> "State":
+        """Set up a game: the deck is shuffled (an unordered multiset; each card dealt is a chance
+        draw); `deck_order` (all card ids, top first) stacks it instead: with three players the
+        first 8 are set aside, then each castle row is dealt from the top."""
         if deck_order is not None:
-            deck = core.check_deck_order(self.game, deck_order)
+            deck = core.Deck.stacked(core.check_deck_order(self.game, deck_order))
         else:
-            deck = core.shuffled(rng, self.card_ids)
-        return State(self, rng, deck)
+            deck = core.Deck(self.card_ids)
+        return State(self, deck)
+
+    def from_position(self, data: Mapping[str, Any]) -> "State":
+        from .position import llll_state
+        return llll_state(self, data)
 
     def score_range(self) -> tuple[int, int]:
         best_vp = sum(sorted(self.vp.values(), reverse=True)[:self.rounds])
@@ -112,14 +136,14 @@ class Rules(core.Rules):
 
 
 class State(core.State):
-    def __init__(self, rules: Rules, rng: random.Random, deck_top_first: list[str]) -> None:
+    def __init__(self, rules: Rules, deck: core.Deck, deal: bool = True) -> None:
         n = rules.players
         self.rules = rules
-        self.rng = rng
         self.history = []
+        self.hidden_moves = {}
         self.n = n
-        self.deck = deck_top_first[::-1]            # top of the deck is the end of the list
-        self.aside = [self.deck.pop() for _ in range(rules.set_aside)]
+        self.deck = deck
+        self.aside: list[str] = []
         self.castle: list[str | None] = [None] * n
         self.hidden: list[bool] = [False] * n
         self.ap = [rules.start_ap] * n
@@ -129,8 +153,8 @@ class State(core.State):
         self.peeked: list[set[str]] = [set() for _ in range(n)]   # face-down cards each seat has seen
         self.secret: set[str] = set()     # score cards only their owner has seen (the face-down castle card)
         self.round = 1
-        self.phase = PICK
-        self.current = 0
+        self.phase = DEAL
+        self.current = core.CHANCE
         self.won = [False] * n
         self.slot = -1
         self.high_bid = 0
@@ -142,21 +166,56 @@ class State(core.State):
         self.princess_uses: dict[str, int] = {}
         self.noble_user = -1
         self.princess_winner = -1
-        self._deal_castle()
-        # The parent of the first round is decided by the players ("rock-paper-scissors");
-        # seat 0 is the first parent, so seat numbers follow the playing order.
-        self._start_auction(0)
+        self.to_deal = 0             # castle cards still to deal this round
+        self.aside_left = rules.set_aside if deal else 0
+        self.after_deal = PICK       # what the deal leads to: the first auction or an ally phase
+        if deal:
+            self._deal_castle()
 
     # --- the state machine ------------------------------------------------------------------
 
     def _deal_castle(self) -> None:
         n = self.n
-        if len(self.deck) < n:
+        if len(self.deck) - self.aside_left < n:
+            self._after_deal()
             return
-        deck = self.deck
-        self.castle = [deck.pop() for _ in range(n)]
+        self.castle = [None] * n
         k = self.rules.face_down
         self.hidden = [i >= n - k for i in range(n)]   # the last k cards dealt stay face down
+        self.to_deal = n
+        self.phase = DEAL
+        self.current = core.CHANCE
+
+    def chance_size(self) -> int:
+        return self.deck.choices()
+
+    def chance_at(self, i: int) -> Act:
+        return self.rules.draw_action[self.deck.candidate(i)]
+
+    def _draw(self, card: str) -> None:
+        self.deck.take(card)
+        if self.aside_left:
+            self.aside_left -= 1
+            self.aside.append(card)
+            self.hidden_moves[len(self.history) - 1] = ()        # set aside unseen
+            return
+        n = self.n
+        slot = n - self.to_deal
+        self.castle[slot] = card
+        if self.hidden[slot]:
+            self.hidden_moves[len(self.history) - 1] = ()        # dealt face down
+        self.to_deal -= 1
+        if not self.to_deal:
+            self._after_deal()
+
+    def _after_deal(self) -> None:
+        if self.after_deal == PICK:
+            # The parent of the first round is decided by the players ("rock-paper-scissors");
+            # seat 0 is the first parent, so seat numbers follow the playing order.
+            self.after_deal = ALLY
+            self._start_auction(0)
+        else:
+            self._open_ally_phase()
 
     def _start_auction(self, parent: int) -> None:
         n = self.n
@@ -167,6 +226,7 @@ class State(core.State):
         if won.count(False) == 1:
             # The last player is alone in the auction and takes the last card for 0.
             self.slot = next(i for i, c in enumerate(self.castle) if c is not None)
+            self.history.append(Act("auto-pick", (parent, self.slot)))
             self.high_bid = 0
             self.high_bidder = parent
             self.phase = TAKE
@@ -190,6 +250,7 @@ class State(core.State):
                     self.phase = RAISE
                     return
                 in_auction[seat] = False          # cannot outbid: passes
+                self.history.append(_AUTO_PASS[seat])
         # Everyone else passed: the bidder pays and takes the card.
         self.ap[self.high_bidder] -= high
         self.current = self.high_bidder
@@ -201,6 +262,9 @@ class State(core.State):
         else:
             self.castle = [None] * self.n
             self.hidden = [False] * self.n
+            self._open_ally_phase()
+
+    def _open_ally_phase(self) -> None:
         self.passed = [False] * self.n
         self.first_passer = -1
         self.princess_uses = {}
@@ -210,7 +274,7 @@ class State(core.State):
 
     def _settle_ally_turn(self) -> None:
         """From self.current, find the next player who has not passed; auto-pass those who
-        cannot act; end the round when everyone has passed."""
+        cannot act (recorded as auto-pass moves); end the round when everyone has passed."""
         n = self.n
         passed = self.passed
         tapped = self.tapped
@@ -222,6 +286,7 @@ class State(core.State):
                         self.current = seat
                         return
                 self._pass(seat)
+                self.history.append(_AUTO_PASS[seat])
             seat = (seat + 1) % n
         self._end_round()
 
@@ -247,7 +312,7 @@ class State(core.State):
     def current_player(self) -> int:
         return self.current
 
-    def legal_actions(self) -> list:
+    def _legal_actions(self) -> list:
         phase = self.phase
         if phase == RAISE:
             out = _bids(self.high_bid + 1, self.ap[self.current])
@@ -262,7 +327,7 @@ class State(core.State):
         if phase == BID:
             return _bids(0, self.ap[self.current])
         if phase == NOBLE:
-            return [("reveal", c) for c in sorted(self.scores[self.current])]
+            return [Act("reveal", (c,)) for c in sorted(self.scores[self.current])]
         return []
 
     def _ally_actions(self, seat: int) -> list:
@@ -270,7 +335,8 @@ class State(core.State):
         tapped = self.tapped
         out: list = [PASS]
         simple = rules.use_action
-        for card in self.allies[seat]:
+        on = rules.target_action
+        for card in sorted(self.allies[seat]):
             if card in tapped:
                 continue
             ability = rules.ability[card]
@@ -279,24 +345,28 @@ class State(core.State):
                 continue
             out.append(simple[card])
             if ability == "general":
-                out.extend(("use", card, t) for allies in self.allies for t in allies if t in tapped)
+                targets = sorted(t for allies in self.allies for t in allies if t in tapped)
             elif ability == "magician":
-                out.extend(("use", card, t) for t in self.allies[seat] if t != card)
+                targets = sorted(t for t in self.allies[seat] if t != card)
             elif ability == "knight":
-                out.extend(("use", card, t) for allies in self.allies for t in allies if t not in tapped and t != card)
-        if len(out) > 2:
-            out.sort()
+                targets = sorted(t for allies in self.allies for t in allies if t not in tapped and t != card)
+            else:
+                continue
+            mine = on[card]
+            out.extend(mine[t] for t in targets)
         return out
 
     def _apply(self, action) -> None:
         phase = self.phase
         kind = action[0]
         seat = self.current
-        if phase == RAISE:
+        if phase == DEAL:
+            self._draw(action[1][0])
+        elif phase == RAISE:
             if kind == "pass":
                 self.in_auction[seat] = False
             else:
-                self.high_bid = action[1]
+                self.high_bid = action[1][0]
                 self.high_bidder = seat
             self._next_bidder()
         elif phase == ALLY:
@@ -305,7 +375,7 @@ class State(core.State):
                 self.current = (seat + 1) % self.n
                 self._settle_ally_turn()
             else:
-                self._use(seat, action)
+                self._use(seat, action[1])
         elif phase == TAKE:
             card = self.castle[self.slot]
             self.castle[self.slot] = None
@@ -325,15 +395,15 @@ class State(core.State):
             else:
                 self._start_ally_phase()
         elif phase == PICK:
-            self.slot = action[1]
+            self.slot = action[1][0]
             self.phase = BID
         elif phase == BID:
-            self.high_bid = action[1]
+            self.high_bid = action[1][0]
             self.high_bidder = seat
             self.in_auction = [not w for w in self.won]   # the parent stays in: others may outbid him
             self._next_bidder()
         elif phase == NOBLE:
-            card = action[1]
+            card = action[1][0]
             self.scores[seat].remove(card)
             self.allies[seat].append(card)   # face up and untapped
             self.secret.discard(card)
@@ -343,9 +413,9 @@ class State(core.State):
         else:
             raise core.IllegalAction("the game is over")
 
-    def _use(self, seat: int, action) -> None:
+    def _use(self, seat: int, args: tuple) -> None:
         rules = self.rules
-        card = action[1]
+        card = args[0]
         ability = rules.ability[card]
         tapped = self.tapped
         tapped.add(card)      # the card is tapped as it is used; no ability can target itself
@@ -359,8 +429,8 @@ class State(core.State):
                 self.phase = OVER
                 self.current = TERMINAL
                 return
-        elif len(action) == 3:
-            target = action[2]
+        elif len(args) == 2:
+            target = args[1]
             if ability == "general":
                 tapped.discard(target)
             elif ability == "knight":
@@ -408,7 +478,7 @@ class State(core.State):
         return GameResult(scores, winners, len(self.history), ending="points", details={"round": self.round})
 
     def zones(self) -> Mapping[str, list[str]]:
-        out: dict[str, list[str]] = {"deck": self.deck, "set_aside": self.aside,
+        out: dict[str, list[str]] = {"deck": self.deck.cards(), "set_aside": self.aside,
                                      "castle": [c for c in self.castle if c is not None]}
         for s in range(self.n):
             out[f"allies_{s}"] = self.allies[s]
@@ -419,53 +489,112 @@ class State(core.State):
         return f"{self.rules.name[card]} {card}"
 
     def describe(self, action) -> str:
-        if not isinstance(action, tuple) or not action:
-            return repr(action)
-        kind = action[0]
         try:
+            action = self.rules.decode_action(action)
+            kind, args = action
             if kind == "pick":
-                slot = action[1]
+                slot = args[0]
                 card = self.castle[slot] if 0 <= slot < len(self.castle) else None
                 shown = "face-down card" if card and self.hidden[slot] else (self.card_label(card) if card else "empty slot")
                 return f"pick castle slot {slot + 1} ({shown})"
             if kind == "bid":
-                return f"bid {action[1]} AP"
+                return f"bid {args[0]} AP"
             if kind in ("pass", "ally", "score"):
                 return {"pass": "pass", "ally": "keep as ally (face up)", "score": "keep as score (face down)"}[kind]
             if kind == "use":
-                text = f"use {self.card_label(action[1])}"
-                if len(action) == 3:
-                    target = action[2]
+                text = f"use {self.card_label(args[0])}"
+                if len(args) == 2:
+                    target = args[1]
                     text += f" on seat {target + 1}" if isinstance(target, int) else f" on {self.card_label(target)}"
                 return text
             if kind == "reveal":
-                return f"turn {self.card_label(action[1])} face up"
-        except (KeyError, IndexError, TypeError):
+                return f"turn {self.card_label(args[0])} face up"
+            if kind == "draw":
+                return f"deal {args[0]}"
+        except (KeyError, IndexError, TypeError, ValueError):
             pass
-        return repr(action)
+        return str(action)
 
-    def summary(self) -> dict[str, Any]:
-        rules = self.rules
+    def phase_name(self) -> str:
+        return self.phase
+
+    def to_act(self) -> int | None:
+        return self.current + 1 if self.current >= 0 else None
+
+    def public_view(self) -> dict[str, Any]:
+        """Every fact the rules depend on that all players see (seats numbered from 1)."""
         seats = []
         for s in range(self.n):
             seats.append({
-                "seat": s + 1, "ap": self.ap[s], "points": self.points(s),
-                "allies": [self.card_label(c) + (" (tapped)" if c in self.tapped else "") for c in self.allies[s]],
-                "score_cards": [f"{self.card_label(c)} ({rules.vp[c]} VP)" for c in self.scores[s]],
+                "seat": s + 1, "ap": self.ap[s],
+                "allies": list(self.allies[s]),
+                "tapped": [c for c in self.allies[s] if c in self.tapped],
+                "score_cards": ["face-down" if c in self.secret else c for c in self.scores[s]],
+                "passed": self.passed[s] if self.phase in (ALLY, NOBLE) else False,
+                "won_this_round": self.won[s],
             })
-        return {"round": self.round, "phase": PHASE_NAMES[self.phase],
-                "to_act": None if self.current == TERMINAL else self.current + 1,
-                "castle": [None if c is None else ("face-down card" if self.hidden[i] else self.card_label(c))
-                           for i, c in enumerate(self.castle)],
-                "deck": len(self.deck), "set_aside": len(self.aside), "seats": seats}
+        auction = None
+        if self.phase in (BID, RAISE, TAKE) and 0 <= self.slot < self.n:
+            card = self.castle[self.slot]
+            auction = {"slot": self.slot + 1, "card": "face-down" if self.hidden[self.slot] else card,
+                       "high_bid": self.high_bid, "high_bidder": self.high_bidder + 1 if self.high_bidder >= 0 else None,
+                       "in_auction": [s + 1 for s in range(self.n) if self.in_auction[s]] if self.phase == RAISE else []}
+        return {"round": self.round,
+                "castle": [None if c is None else ("face-down" if self.hidden[i] else c) for i, c in enumerate(self.castle)],
+                "auction": auction,
+                "first_passer": self.first_passer + 1 if self.first_passer >= 0 else None,
+                "princess_uses": dict(self.princess_uses),
+                "noble_user": self.noble_user + 1 if self.phase == NOBLE else None,
+                "deck": len(self.deck) - self.aside_left, "set_aside": len(self.aside) + self.aside_left,
+                "seats": seats}
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        seen = self.peeked[seat]
+        out = {"peeked": sorted(seen),
+               "castle_known": [c if c is not None and self.hidden[i] and c in seen else None
+                                for i, c in enumerate(self.castle)],
+               "secret_score_cards": [c for c in self.scores[seat] if c in self.secret]}
+        if self.phase == TAKE and seat == self.current:
+            out["taking"] = self.castle[self.slot]       # the winner looks at the card before keeping it
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        out = super().summary()
+        out["points"] = [self.points(s) for s in range(self.n)]
+        return out
 
 
 # --- bots -----------------------------------------------------------------------------------
 
+class _Seen:
+    """What a seat knows, read from its Observation (the greedy bot's working view)."""
+
+    def __init__(self, obs: core.Observation) -> None:
+        pub = obs.public
+        self.seat = obs.seat
+        self.phase = obs.phase
+        self.round = pub["round"]
+        self.castle = pub["castle"]
+        self.n = len(pub["seats"])
+        self.ap = [s["ap"] for s in pub["seats"]]
+        self.allies = [s["allies"] for s in pub["seats"]]
+        self.tapped = {c for s in pub["seats"] for c in s["tapped"]}
+        self.passed = [s["passed"] for s in pub["seats"]]
+        self.scores = [s["score_cards"] for s in pub["seats"]]
+        self.peeked = set(obs.private["peeked"])
+        self.my_secret = obs.private["secret_score_cards"]
+        self.princess_uses = pub["princess_uses"]
+        self.noble_user = (pub["noble_user"] or 0) - 1
+        auction = pub["auction"] or {}
+        self.slot = auction.get("slot", 0) - 1
+        self.high_bid = auction.get("high_bid", 0)
+
+
 class GreedyPolicy:
     """A sensible heuristic: values cards by VP and AP income, bids up to that value, uses
     AP abilities, turns used allies into score with Magicians, attacks the leader with the
-    Noble and Knight, and goes for the Princess win when a General can untap her."""
+    Noble and Knight, and goes for the Princess win when a General can untap her.
+    It reads only its Observation."""
 
     name = "greedy"
 
@@ -474,100 +603,108 @@ class GreedyPolicy:
         vps = list(rules.vp.values())
         self.mean_vp = sum(vps) / len(vps)
 
-    def value(self, state: State, card: str | None, seat: int) -> float:
+    def value(self, v: _Seen, card: str | None) -> float:
         rules = self.rules
-        if card is None:
+        if card is None or card == "face-down":
             return self.mean_vp
-        rounds_left = rules.rounds - state.round
+        rounds_left = rules.rounds - v.round
         income = rules.gain[card] * rounds_left / rules.divisor
         return max(rules.vp[card], income) + (1.0 if rules.ability[card] in ("general", "knight", "magician") and rounds_left > 1 else 0.0)
 
-    def slot_value(self, state: State, slot: int, seat: int) -> float:
-        card = state.castle[slot]
-        if state.hidden[slot] and card not in state.peeked[seat]:
-            return self.value(state, None, seat)
-        return self.value(state, card, seat)
+    def slot_value(self, v: _Seen, slot: int, known: list) -> float:
+        return self.value(v, known[slot])
 
-    def known_points(self, state: State, seat: int, viewer: int) -> float:
-        """`seat`'s points as `viewer` knows them: a secret score card counts as an average card."""
+    def known_points(self, v: _Seen, seat: int) -> float:
+        """`seat`'s points as this seat knows them: a face-down score card counts as an average card."""
         vp = self.rules.vp
-        seen = state.peeked[viewer]
-        total = sum(vp[c] if (c not in state.secret or c in seen) else self.mean_vp for c in state.scores[seat])
-        return total + state.ap[seat] // self.rules.divisor
+        total = sum(vp[c] if c != "face-down" else self.mean_vp for c in v.scores[seat])
+        return total + v.ap[seat] // self.rules.divisor
 
-    def max_bid(self, state: State, seat: int) -> int:
+    def max_bid(self, v: _Seen, seat: int, known: list) -> int:
         rules = self.rules
-        value = self.slot_value(state, state.slot, seat)
-        rounds_left = rules.rounds - state.round + 1
-        budget = state.ap[seat] / max(1, rounds_left) * 1.5
-        return int(min(state.ap[seat], budget + value - 2))
+        value = self.slot_value(v, v.slot, known)
+        rounds_left = rules.rounds - v.round + 1
+        budget = v.ap[seat] / max(1, rounds_left) * 1.5
+        return int(min(v.ap[seat], budget + value - 2))
 
-    def choose(self, state: State, rng: random.Random):
+    @staticmethod
+    def _known_castle(v: _Seen, obs: core.Observation) -> list:
+        """The castle as this seat knows it: face-down cards it has looked at are known."""
+        known = obs.private["castle_known"]
+        return [k if k is not None else c for c, k in zip(obs.public["castle"], known)]
+
+    def choose(self, obs: core.Observation, legal: list, rng: random.Random):
+        if len(legal) == 1:
+            return legal[0]
         rules = self.rules
-        seat = state.current
-        phase = state.phase
+        v = _Seen(obs)
+        seat = v.seat
+        phase = v.phase
         if phase == PICK:
-            slots = [i for i, c in enumerate(state.castle) if c is not None]
-            return ("pick", max(slots, key=lambda i: (self.slot_value(state, i, seat), -i)))
+            known = self._known_castle(v, obs)
+            slots = [i for i, c in enumerate(v.castle) if c is not None]
+            return _PICKS[max(slots, key=lambda i: (self.slot_value(v, i, known), -i))]
         if phase == BID:
-            return ("bid", max(0, min(state.ap[seat], self.max_bid(state, seat) // 2)))
+            known = self._known_castle(v, obs)
+            return _bids(0, 1000)[max(0, min(v.ap[seat], self.max_bid(v, seat, known) // 2))]
         if phase == RAISE:
-            if state.high_bid + 1 <= self.max_bid(state, seat):
-                return ("bid", state.high_bid + 1)
+            known = self._known_castle(v, obs)
+            if v.high_bid + 1 <= self.max_bid(v, seat, known):
+                return _bids(0, 1000)[v.high_bid + 1]
             return PASS
         if phase == TAKE:
-            card = state.castle[state.slot]
+            card = obs.private.get("taking") or obs.public["auction"]["card"]
             ability = rules.ability[card]
-            rounds_left = rules.rounds - state.round
-            has_general = any(rules.ability[c] == "general" for c in state.allies[seat])
+            rounds_left = rules.rounds - v.round
+            has_general = any(rules.ability[c] == "general" for c in v.allies[seat])
             if ability == "princess":
                 return ALLY_A if has_general and rounds_left > 0 else SCORE_A
             useful = {"priest": 3, "maid": 5, "magician": 2, "general": 1, "knight": 1}.get(ability, 0)
             return ALLY_A if rounds_left >= useful and rules.vp[card] <= 3 else SCORE_A
         if phase == NOBLE:
-            mine = state.scores[seat]
-            if state.noble_user == seat:
-                return ("reveal", max(mine, key=lambda c: (rules.gain[c], -rules.vp[c], c)))
-            return ("reveal", min(mine, key=lambda c: (rules.vp[c], c)))
-        return self._ally_turn(state, seat)
+            mine = [a.args[0] for a in legal]
+            if v.noble_user == seat:
+                return Act("reveal", (max(mine, key=lambda c: (rules.gain[c], -rules.vp[c], c)),))
+            return Act("reveal", (min(mine, key=lambda c: (rules.vp[c], c)),))
+        return self._ally_turn(v, seat)
 
-    def _ally_turn(self, state: State, seat: int):
+    def _ally_turn(self, v: _Seen, seat: int):
         rules = self.rules
-        tapped = state.tapped
-        mine = [c for c in state.allies[seat] if c not in tapped]
-        by = {}
+        tapped = v.tapped
+        mine = [c for c in v.allies[seat] if c not in tapped]
+        by: dict[str, list[str]] = {}
         for c in mine:
             by.setdefault(rules.ability[c], []).append(c)
-        last_round = state.round >= rules.rounds
+        last_round = v.round >= rules.rounds
         # Princess combo: use her, then untap her with a General.
         for p in by.get("princess", []):
-            return ("use", p)
+            return Act("use", (p,))
         for g in by.get("general", []):
-            used = [c for c in state.allies[seat] if c in tapped and rules.ability[c] == "princess" and state.princess_uses.get(c)]
+            used = [c for c in v.allies[seat] if c in tapped and rules.ability[c] == "princess" and v.princess_uses.get(c)]
             if used:
-                return ("use", g, used[0])
+                return Act("use", (g, used[0]))
         for ab in ("priest", "maid"):
             for c in by.get(ab, []):
-                return ("use", c)
+                return Act("use", (c,))
         # Knight the most dangerous untapped ally of another player.
         for k in by.get("knight", []):
             danger = {"princess": 5, "general": 4, "priest": 3, "magician": 2, "noble": 2, "maid": 1}
-            targets = [(danger.get(rules.ability[t], 0), t) for s in range(state.n) if s != seat and not state.passed[s]
-                       for t in state.allies[s] if t not in tapped]
+            targets = [(danger.get(rules.ability[t], 0), t) for s in range(v.n) if s != seat and not v.passed[s]
+                       for t in v.allies[s] if t not in tapped]
             targets = [t for t in targets if t[0] > 0]
             if targets:
-                return ("use", k, max(targets)[1])
+                return Act("use", (k, max(targets)[1]))
         for m in by.get("magician", []):
-            others = [c for c in state.allies[seat] if c != m and (c in tapped or last_round)]
+            others = [c for c in v.allies[seat] if c != m and (c in tapped or last_round)]
             if others:
-                return ("use", m, max(others, key=lambda c: (rules.vp[c], c)))
+                return Act("use", (m, max(others, key=lambda c: (rules.vp[c], c))))
         for nb in by.get("noble", []):
-            leader = max((s for s in range(state.n) if s != seat), key=lambda s: (self.known_points(state, s, seat), -s))
-            if state.scores[leader]:
-                return ("use", nb, leader)
+            leader = max((s for s in range(v.n) if s != seat), key=lambda s: (self.known_points(v, s), -s))
+            if v.scores[leader]:
+                return Act("use", (nb, leader))
         for f in by.get("fortune_teller", []):
-            if any(state.hidden[i] and state.castle[i] is not None for i in range(state.n)):
-                return ("use", f)
+            if "face-down" in v.castle:
+                return Act("use", (f,))
         return PASS
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..checks import CheckResult
 from ..io import limits
@@ -45,6 +45,22 @@ CHOOSE = "choose"
 DECLARE = "declare"
 AFTER = "after"
 OVER = core.OVER
+
+
+
+class Act(core.Action):
+    """An ohanatsumi move: take:<quest>, hold, restroom[:<character>|:both], skip; chance:
+    draw:<card> (a quest revealed, an event or flower card dealt face down), roll:<face>."""
+
+    __slots__ = ()
+    TEXT_KINDS = frozenset({"draw", "take", "restroom"})
+
+
+def A(kind: str, *args) -> Act:
+    return Act(kind, args)
+
+
+HOLD_A, SKIP_A, RESTROOM_A = A("hold"), A("skip"), A("restroom")
 
 SUCCESS_NO_BREAK = "success_no_restroom"
 FAILED = "failed"
@@ -142,15 +158,18 @@ class Rules(core.Rules):
 
     engine_id = "ohanatsumi"
     variants = ("standard", "two_character")
-    max_actions = 5_000
+    max_actions = 20_000
+    action_type = Act
     cooperative = False       # solo is a score attack: fame is the score, no success/failure
 
     @classmethod
-    def supports(cls, players: int, variant: str, game: Game | None = None) -> bool:
-        """Whether this player count plays this variant (two_character: solo only)."""
-        if variant == "two_character":
-            return players == (game.param("two_character_variant")["players"] if game is not None else 1)
-        return variant in cls.variants
+    def game_variants(cls, game: Game | None) -> dict[str, tuple[int, ...]]:
+        """standard: every player count of game.yaml; two_character: the player count its
+        parameters give (the solo variant)."""
+        if game is None:
+            return {v: () for v in cls.variants}
+        return {"standard": tuple(game.player_counts),
+                "two_character": (game.param("two_character_variant")["players"],)}
 
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         super().__init__(game, players, variant)
@@ -211,6 +230,8 @@ class Rules(core.Rules):
         self.limit: list[int] = [c.get("urge_limit") if c.get("urge_limit") is not None else -1 for c in cards]
         self.back_fame: list[int] = [c.get(self.score_from) or 0 for c in cards]
         self.is_event: list[bool] = [d == "event" for d in self.deck_of]
+        self.draw_act: list[Act] = [A("draw", cid) for cid in self.ids]
+        self.roll_act: list[Act] = [A("roll", k) for k in range(1, max(self.die, 1) + 1)]
         self.is_restroom: list[bool] = [c.get("flower") == "restroom" for c in cards]
         # urge a card adds when opened (events, elves); restrooms set it instead
         self.urge_add: list[int] = [
@@ -232,34 +253,35 @@ class Rules(core.Rules):
     def score_range(self) -> tuple[int, int]:
         return 0, sum(self.back_fame[q] for q in self.quests)
 
-    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
-        """Shuffle the three decks; `deck_order` (every card id once, top first) stacks them instead."""
+    def new_initial_state(self, deck_order: Sequence[str] | None = None) -> "State":
+        """The three decks shuffled (unordered multisets: each card revealed or dealt is a chance
+        draw); `deck_order` (every card id once, top first) stacks them instead."""
         if deck_order is not None:
             order = [self.index[c] for c in core.check_deck_order(self.game, deck_order)]
-            quests = [c for c in order if self.deck_of[c] == "quest"]
-            events = [c for c in order if self.deck_of[c] == "event"]
-            flowers = [c for c in order if self.deck_of[c] == "flower"]
+            decks = [core.Deck.stacked([c for c in order if self.deck_of[c] == d]) for d in ("quest", "event", "flower")]
         else:
-            quests, events, flowers = list(self.quests), list(self.events), list(self.flowers)
-            rng.shuffle(quests)
-            rng.shuffle(events)
-            rng.shuffle(flowers)
-        # internal decks keep the top at the end
-        return State(self, rng, quests[::-1], events[::-1], flowers[::-1])
+            decks = [core.Deck(self.quests), core.Deck(self.events), core.Deck(self.flowers)]
+        return State(self, *decks)
+
+    def from_position(self, data: Mapping[str, Any]) -> "State":
+        from .position import ohanatsumi_state
+        return ohanatsumi_state(self, data)
 
 
 class State(core.ChoiceState):
     __slots__ = (
-        "rules", "rng", "history", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
+        "rules", "history", "hidden_moves", "queue", "went_now", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
         "fdown", "offer", "quest", "rows", "opened", "urge", "done", "held", "status", "went",
         "order", "pick", "adv", "boss", "boss_i", "phase", "actor", "options", "_legal", "final",
         "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok",
     )
 
-    def __init__(self, rules: Rules, rng: random.Random, qdeck: list[int], edeck: list[int], fdeck: list[int]) -> None:
+    def __init__(self, rules: Rules, qdeck: core.Deck, edeck: core.Deck, fdeck: core.Deck) -> None:
         self.rules = rules
-        self.rng = rng
         self.history = []
+        self.hidden_moves = {}
+        self.queue: list[tuple] = []        # pending steps; a draw or a roll waits for chance
+        self.went_now = False
         n = self.n = rules.players
         c = self.chars = rules.sets
         self.qdeck, self.edeck, self.fdeck = qdeck, edeck, fdeck
@@ -293,29 +315,97 @@ class State(core.ChoiceState):
         self.declare_ok: list[bool] = [False] * c
         self.phase = CHOOSE
         self._start_round()
+        self._run()
 
     # ---- core API --------------------------------------------------------------------------
 
-    def _apply(self, action: str) -> None:
+    def _apply(self, action) -> None:
         self._legal = None
         phase = self.phase
-        if phase == DECLARE:
+        kind = action[0]
+        if phase == core.CHANCE_PHASE:
+            self._chance_outcome(action)
+            self._run()
+        elif phase == DECLARE:
             p = self.actor
-            if action != "hold":
+            if kind != "hold":
                 self._declare(p, action)
-            self._adventure()
+            self.queue.append(("call", "_adventure"))
+            self._run()
         elif phase == AFTER:
             p = self.actor
-            if action != "skip":
+            if kind != "skip":
                 self._after_break(p, action)
-            self.boss_i += 1
-            self._boss_checks()
+            self.queue.append(("call", "_next_boss"))
+            self._run()
         elif phase == CHOOSE:
-            self._take(self.actor, self.rules.index[action[5:]])
-            self.pick += 1
-            self._choose_next()
+            self._take(self.actor, self.rules.index[action[1][0]])
+            self._run()
         else:  # pragma: no cover
             raise core.IllegalAction(f"no action is legal in phase {phase}")
+
+    # ---- chance ----------------------------------------------------------------------------
+
+    def _deck_for(self, step: tuple) -> core.Deck:
+        what = step[0]
+        return self.qdeck if what == "offer" else self.edeck if what == "event" else self.fdeck
+
+    def chance_size(self) -> int:
+        step = self.queue[0]
+        if step[0] == "roll":
+            return self.rules.die
+        return self._deck_for(step).choices()
+
+    def chance_at(self, i: int) -> Act:
+        step = self.queue[0]
+        if step[0] == "roll":
+            return self.rules.roll_act[i]
+        return self.rules.draw_act[self._deck_for(step).candidate(i)]
+
+    def _chance_outcome(self, action) -> None:
+        r = self.rules
+        step = self.queue.pop(0)
+        what = step[0]
+        if what == "roll":
+            _, p, ch, then = step
+            if action[1][0] <= r.persuade_max:
+                self.queue.insert(0, (then, p, ch))
+            return
+        card = r.index[action[1][0]]
+        self._deck_for(step).take(card)
+        if what == "offer":
+            self.offer.append(card)
+            return
+        self.hidden_moves[len(self.history) - 1] = ()     # dealt face down: nobody sees it yet
+        _, p, ch = step
+        if what == "event":
+            self.rows[p][ch].append(card)
+        elif what == "row":
+            self.rows[p][ch].insert(self.opened[p][ch], card)
+            self.breaks[p] += 1
+        else:  # held: a face-down flower card after a success
+            self.held[p].append(card)
+            self.urge[p][ch] = r.after_success_to
+            self.went_now = True
+
+    def _run(self) -> None:
+        """Carry out the pending steps until one waits for chance (or a decision is asked)."""
+        queue = self.queue
+        while queue:
+            step = queue[0]
+            what = step[0]
+            if what == "call":
+                queue.pop(0)
+                getattr(self, step[1])()
+                if self.phase in (OVER, CHOOSE, DECLARE, AFTER) and not queue:
+                    return
+                continue
+            if what != "roll" and what != "offer" and what != "event" and not self._deck_for(step):
+                queue.pop(0)              # the flower deck ran out: nothing to slip in
+                continue
+            self.phase = core.CHANCE_PHASE
+            self._legal = None
+            return
 
     # ---- round flow ------------------------------------------------------------------------
 
@@ -333,10 +423,18 @@ class State(core.ChoiceState):
             k = r.solo_after_break
         self.solo_one = False
         k = min(k, len(self.qdeck))
-        self.offer = [self.qdeck.pop() for _ in range(k)]
+        self.offer = []
+        self.queue.extend([("offer",)] * k)
+        self.queue.append(("call", "_after_offer"))
+
+    def _after_offer(self) -> None:
         if not self.qdeck:
             self.final = True
         self.pick = 0
+        self._choose_next()
+
+    def _next_pick(self) -> None:
+        self.pick += 1
         self._choose_next()
 
     def _choose_next(self) -> None:
@@ -347,10 +445,10 @@ class State(core.ChoiceState):
                 self.pick += 1          # the final round may leave a player without a quest
                 continue
             if len(self.offer) == 1:      # a single quest left is taken without a choice
+                self.history.append(A("auto-take", p, r.ids[self.offer[0]]))
                 self._take(p, self.offer[0])
-                self.pick += 1
-                continue
-            self._ask(CHOOSE, p, [f"take:{r.ids[q]}" for q in self.offer])
+                return
+            self._ask(CHOOSE, p, [A("take", r.ids[q]) for q in self.offer])
             return
         # leftovers (solo) are discarded face up
         self.qdiscard.extend(self.offer)
@@ -359,18 +457,17 @@ class State(core.ChoiceState):
         self._adventure()
 
     def _take(self, p: int, quest: int) -> None:
+        """Take the quest and deal its events face down (chance draws), then the next pick."""
         self.offer.remove(quest)
         self.quest[p] = quest
         n_events = self.rules.events_of[quest]
-        edeck = self.edeck
+        if len(self.edeck) < n_events * self.chars:  # pragma: no cover - Rules refuses such player counts
+            raise InvariantError("the event deck ran out")
         for ch in range(self.chars):
-            if len(edeck) < n_events:  # pragma: no cover - Rules refuses such player counts
-                raise InvariantError("the event deck ran out")
-            row = edeck[-n_events:]
-            del edeck[-n_events:]
-            row.reverse()
-            self.rows[p][ch] = row
+            self.rows[p][ch] = []
             self.opened[p][ch] = 0
+            self.queue.extend([("event", p, ch)] * n_events)
+        self.queue.append(("call", "_next_pick"))
 
     def _adventure(self) -> None:
         """Open cards in turn order until someone may declare a break, or every card is open."""
@@ -429,41 +526,35 @@ class State(core.ChoiceState):
 
     def _break_options(self, ok: Sequence[bool], flowers: int, no: str) -> list[str]:
         r = self.rules
+        no = HOLD_A if no == "hold" else SKIP_A
         if self.chars == 1:
-            return [no, "restroom"] if ok[0] and flowers else []
+            return [no, RESTROOM_A] if ok[0] and flowers else []
         chars = r.characters
-        opts = [f"restroom:{chars[ch]}" for ch in range(self.chars) if ok[ch]]
+        opts = [A("restroom", chars[ch]) for ch in range(self.chars) if ok[ch]]
         if not opts or not flowers:
             return []
         if len(opts) == self.chars and flowers >= self.chars:
-            opts.append("restroom:both")
+            opts.append(A("restroom", "both"))
         opts.append(no)
         return opts
 
-    def _who(self, action: str) -> list[int]:
+    def _who(self, action) -> list[int]:
         """Characters named by a restroom action."""
         if self.chars == 1:
             return [0]
-        arg = action.partition(":")[2]
+        arg = action[1][0]
         if arg == "both":        # the free character takes her card first, then the persuasion roll
             return sorted(range(self.chars), key=lambda ch: self.rules.stubborn[ch])
         return [self.rules.characters.index(arg)]
 
-    def _persuaded(self, ch: int) -> bool:
-        r = self.rules
-        if not r.stubborn[ch]:
-            return True
-        return self.rng.randrange(r.die) + 1 <= r.persuade_max
-
-    def _declare(self, p: int, action: str) -> None:
+    def _declare(self, p: int, action) -> None:
+        """A flower card slipped in before the next event of each character who goes (the
+        stubborn one only on a persuasion roll: a chance node)."""
         for ch in self._who(action):
-            if not self.fdeck:
-                break
-            if not self._persuaded(ch):
-                continue
-            row = self.rows[p][ch]
-            row.insert(self.opened[p][ch], self.fdeck.pop())
-            self.breaks[p] += 1
+            if self.rules.stubborn[ch]:
+                self.queue.append(("roll", p, ch, "row"))
+            else:
+                self.queue.append(("row", p, ch))
 
     def _start_boss(self) -> None:
         order = self.order
@@ -505,20 +596,22 @@ class State(core.ChoiceState):
             self.boss_i += 1
         self._end_round()
 
-    def _after_break(self, p: int, action: str) -> None:
-        r = self.rules
-        went = False
+    def _after_break(self, p: int, action) -> None:
+        self.went_now = False
         for ch in self._who(action):
-            if not self.fdeck:
-                break
-            if not self._persuaded(ch):
-                continue
-            self.held[p].append(self.fdeck.pop())
-            self.urge[p][ch] = r.after_success_to
-            went = True
-        if went:
+            if self.rules.stubborn[ch]:
+                self.queue.append(("roll", p, ch, "held"))
+            else:
+                self.queue.append(("held", p, ch))
+
+    def _next_boss(self) -> None:
+        p = self.actor
+        if self.went_now:
+            self.went_now = False
             self.status[p] = SUCCESS_BREAK
             self.breaks[p] += 1
+        self.boss_i += 1
+        self._boss_checks()
 
     def _end_round(self) -> None:
         r = self.rules
@@ -545,8 +638,7 @@ class State(core.ChoiceState):
             self.status[p] = None
             if not r.carry:
                 self.urge[p] = [r.start_urge] * self.chars
-        self.rng.shuffle(used)
-        self.edeck[:0] = used
+        self.edeck.put_under(used)       # shuffled among themselves, under the deck
         self._start_round()
 
     def _finish(self) -> None:
@@ -582,9 +674,9 @@ class State(core.ChoiceState):
     def zones(self) -> Mapping[str, list[str]]:
         ids = self.rules.ids
         out: dict[str, list[str]] = {
-            "quest_deck": [ids[c] for c in reversed(self.qdeck)],
-            "event_deck": [ids[c] for c in reversed(self.edeck)],
-            "flower_deck": [ids[c] for c in reversed(self.fdeck)],
+            "quest_deck": [ids[c] for c in self.qdeck.cards()],
+            "event_deck": [ids[c] for c in self.edeck.cards()],
+            "flower_deck": [ids[c] for c in self.fdeck.cards()],
             "quest_discard": [ids[c] for c in self.qdiscard],
             "flower_discard": [ids[c] for c in self.fdiscard],
             "flower_discard_face_down": [ids[c] for c in self.fdown],
@@ -610,11 +702,40 @@ class State(core.ChoiceState):
     def describe(self, action) -> str:
         return f"seat {self.actor}: {action}" if isinstance(action, str) else repr(action)
 
-    def summary(self) -> dict:
-        out = super().summary()
-        out.update({"round": self.round, "order": list(self.order), "urge": [list(u) for u in self.urge],
-                    "fame": [self.fame(p) for p in range(self.n)]})
-        return out
+    def phase_name(self) -> str:
+        return self.phase
+
+    def to_act(self) -> int | None:
+        seat = self.current_player()
+        return seat + 1 if seat >= 0 else None
+
+    def public_view(self) -> dict:
+        """What every player sees (seats numbered from 1): quest fronts (the kind; the backs stay
+        hidden until the boss check), urges, opened cards, how many cards wait face down."""
+        r = self.rules
+        ids = r.ids
+        seats = []
+        for p in range(self.n):
+            q = self.quest[p]
+            seats.append({
+                "seat": p + 1, "quest": r.type_of[q] if q is not None else None,
+                "urge": list(self.urge[p]),
+                "opened": [[ids[c] for c in self.rows[p][ch][:self.opened[p][ch]]] for ch in range(self.chars)],
+                "unopened": [self.unopened(p, ch) for ch in range(self.chars)],
+                "completed": [ids[c] for c in self.done[p]], "fame": self.fame(p),
+                "flowers_face_down": len(self.held[p]), "status": self.status[p],
+                "accidents": self.accidents[p], "restroom_breaks": self.breaks[p],
+            })
+        return {"round": self.round, "final_round": self.final, "order": [p + 1 for p in self.order],
+                "offer": [r.type_of[q] for q in self.offer], "seats": seats,
+                "revealed_backs": [ids[c] for c in self.revealed],
+                "quest_deck": len(self.qdeck), "event_deck": len(self.edeck), "flower_deck": len(self.fdeck),
+                "quest_discard": [ids[c] for c in self.qdiscard], "flower_discard": [ids[c] for c in self.fdiscard],
+                "flower_discard_face_down": len(self.fdown)}
+
+    def private_view(self, seat: int) -> dict:
+        q = self.quest[seat] if seat < self.n else None
+        return {"quest": self.rules.ids[q] if q is not None else None}
 
     # ---- what a player may know ------------------------------------------------------------
 
@@ -700,12 +821,44 @@ class _Knowledge:
         """Chance the next flower card is a restroom, from the face-up cards (face-down ones unknown)."""
         r = self.rules
         seen = [c for c in state.fdiscard] + [c for p in range(state.n) for ch in range(state.chars)
-                                              for c in state.rows[p][ch][:state.opened[p][ch]] if not r.is_event[c]]
+                                              for c in state.opened_cards[p][ch] if not r.is_event[c]]
         rest = sum(1 for c in r.flowers if r.is_restroom[c]) - sum(1 for c in seen if r.is_restroom[c])
         elves = sum(1 for c in r.flowers if not r.is_restroom[c]) - sum(1 for c in seen if not r.is_restroom[c])
         if rest + elves <= 0:
             return 0.0
         return rest / (rest + elves)
+
+
+class _Seen:
+    """What a seat knows, read from its Observation (the policies' working view)."""
+
+    def __init__(self, obs: core.Observation, rules: Rules) -> None:
+        index = rules.index
+        pub = obs.public
+        self.rules = rules
+        self.phase = obs.phase
+        self.actor = obs.seat
+        seats = pub["seats"]
+        self.n = len(seats)
+        self.chars = len(seats[0]["urge"])
+        self.urge = [s["urge"] for s in seats]
+        own = obs.private["quest"]
+        self.quest = [index[own] if p == obs.seat and own else None for p in range(self.n)]
+        self._unopened = [s["unopened"] for s in seats]
+        self.opened_cards = [[[index[c] for c in row] for row in s["opened"]] for s in seats]
+        self.revealed = [index[c] for c in pub["revealed_backs"]]
+        self.fdiscard = [index[c] for c in pub["flower_discard"]]
+
+    def unopened(self, p: int, ch: int = 0) -> int:
+        return self._unopened[p][ch]
+
+    def _who(self, action) -> list[int]:
+        if self.chars == 1:
+            return [0]
+        arg = action[1][0]
+        if arg == "both":
+            return sorted(range(self.chars), key=lambda ch: self.rules.stubborn[ch])
+        return [self.rules.characters.index(arg)]
 
 
 class OhanaPolicy:
@@ -725,10 +878,10 @@ class OhanaPolicy:
         self.rules = rules
         self.k = _Knowledge(rules)
 
-    def choose(self, state: State, rng: random.Random):
-        legal = state.legal_actions()
+    def choose(self, obs: core.Observation, legal: list, rng: random.Random):
         if len(legal) == 1:
             return legal[0]
+        state = _Seen(obs, self.rules)
         if state.phase == CHOOSE:
             return self.choose_quest(state, legal)
         if state.phase == DECLARE:
@@ -739,7 +892,7 @@ class OhanaPolicy:
     def choose_quest(self, state: State, legal: list[str]) -> str:
         r = self.rules
         p = state.actor
-        quests = [r.index[a[5:]] for a in legal]
+        quests = [r.index[a.args[0]] for a in legal]
         if self.pick == "lightest":
             best = min(quests, key=lambda q: (r.events_of[q], -r.front_fame[q], r.ids[q]))
         elif self.pick == "ratio":
@@ -747,7 +900,7 @@ class OhanaPolicy:
         else:
             urges = state.urge[p]
             best = max(quests, key=lambda q: (self.k.expected_fame(state, q, urges, [r.events_of[q]] * state.chars), r.ids[q]))
-        return f"take:{r.ids[best]}"
+        return A("take", r.ids[best])
 
     # on the road ---------------------------------------------------------------------------
     def declare(self, state: State, legal: list[str]) -> str:
@@ -758,9 +911,9 @@ class OhanaPolicy:
         rem = [state.unopened(p, ch) for ch in range(state.chars)]
         stay = self.k.p_success(state, quest, urges, rem)
         pr = self.k.p_restroom(state)
-        best, best_gain = legal[0] if "hold" not in legal else "hold", 0.0
+        best, best_gain = legal[0] if HOLD_A not in legal else HOLD_A, 0.0
         for a in legal:
-            if a == "hold":
+            if a == HOLD_A:
                 continue
             chars = state._who(a)
             # expected success after the break (restroom: urge 0; elf: +elf urge)
@@ -786,13 +939,13 @@ class OhanaPolicy:
         p = state.actor
         urges = state.urge[p]
         if self.rules.characters == ("adventurer",):
-            return "restroom" if urges[0] >= self.after_urge and "restroom" in legal else "skip"
+            return RESTROOM_A if urges[0] >= self.after_urge and RESTROOM_A in legal else SKIP_A
         want = [ch for ch in range(state.chars) if urges[ch] >= self.after_urge]
         if not want:
-            return "skip"
+            return SKIP_A
         names = self.rules.characters
-        a = "restroom:both" if len(want) == state.chars else f"restroom:{names[want[0]]}"
-        return a if a in legal else "skip"
+        a = A("restroom", "both") if len(want) == state.chars else A("restroom", names[want[0]])
+        return a if a in legal else SKIP_A
 
 
 class LightestPolicy(OhanaPolicy):

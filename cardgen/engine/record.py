@@ -20,7 +20,9 @@ the replayed one is reported as a mismatch.
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,7 @@ from ..io.schema import Bool, Int, List, OneOf, Str, validate
 from ..load import load_game
 from ..model import Game, Location
 from . import engine_module
-from .core import GameResult, IllegalAction, State
+from .core import Action, GameResult, IllegalAction, State, apply_moves
 
 RECORD_KEYS = {"game", "players", "variant", "seed", "deck_order", "actions", "meta"}
 
@@ -90,11 +92,36 @@ class Record:
         return out
 
     def to_yaml(self) -> str:
-        return yaml.dump(self.as_dict(), Dumper=_Dumper, default_flow_style=None, sort_keys=False,
-                         allow_unicode=True, width=120)
+        # one move a line (block style), so that replay errors name the line of the move
+        data = self.as_dict()
+        actions = data.pop("actions")
+        meta = data.pop("meta", None)
+        order = data.pop("deck_order", None)
+        text = yaml.dump(data, Dumper=_Dumper, default_flow_style=False, sort_keys=False, allow_unicode=True, width=120)
+        if order is not None:
+            text += yaml.dump({"deck_order": order}, Dumper=_Dumper, default_flow_style=None, sort_keys=False,
+                              allow_unicode=True, width=120)
+        text += "actions:" + ("\n" if actions else " []\n") + "".join(f"- {_scalar(a)}\n" for a in actions)
+        if meta is not None:
+            text += yaml.dump({"meta": meta}, Dumper=_Dumper, default_flow_style=None, sort_keys=False,
+                              allow_unicode=True, width=120)
+        return text
+
+
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_.,:-]*\Z")
+_SPECIAL = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
+
+
+def _scalar(value: Any) -> str:
+    """One action as a YAML scalar: a code as it is when that is safe, else quoted."""
+    if isinstance(value, str) and _PLAIN.match(value) and value.lower() not in _SPECIAL and not value.endswith(":"):
+        return value
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _to_plain(value: Any) -> Any:
+    if isinstance(value, Action):
+        return value.encode()      # the action's stable string code
     if isinstance(value, tuple):
         return [_to_plain(v) for v in value]
     if isinstance(value, list):
@@ -231,7 +258,7 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
                 r.error(item, f"deck_order: '{card_id}' is not a card of {game.id}; list the game's card ids, top first")
         if not r.problems:
             try:  # the engine knows how many of each card a stacked deck holds (alice's versus: two sets)
-                rules.new_state(random.Random(0), record.deck_order)
+                rules.new_initial_state(record.deck_order)
             except ValueError as exc:
                 r.error(node, f"{exc}; list the game's card ids, top first")
 
@@ -279,23 +306,26 @@ def replay(record: Record, game: Game | None = None) -> ReplayReport:
     except ValueError as exc:
         raise RecordError([Problem(source, f"record: {exc}")]) from None
     try:
-        state = rules.new_state(random.Random(record.seed if record.seed is not None else 0), record.deck_order)
+        state = rules.new_initial_state(record.deck_order)
     except ValueError as exc:
         raise RecordError([Problem(source, f"record: {exc}")]) from None
     lines = record.locations.get("actions") or []
     report = ReplayReport(record, state, 0)
-    for position, action in enumerate(record.actions, start=1):
-        try:
-            state.apply(action)
-        except IllegalAction as exc:
-            report.error_index = position
-            report.error = f"action {position} ({_show(action)}): {exc}" + _at(lines, position)
-            return report
-        except TypeError:
-            report.error_index = position
-            report.error = f"action {position} ({_show(action)}): not an action of this game" + _at(lines, position)
-            return report
-        report.applied = position
+    # Chance outcomes the record gives are applied; any it leaves out come from its seed.
+    chance = random.Random(record.seed if record.seed is not None else 0)
+    try:
+        report.applied = apply_moves(state, record.actions, chance)
+    except IllegalAction as exc:
+        position = getattr(exc, "position", report.applied + 1)
+        action = record.actions[position - 1]
+        report.error_index = position
+        report.error = f"action {position} ({_show(action)}): {exc}" + _at(lines, position)
+        return report
+    except (TypeError, ValueError):
+        position = report.applied + 1
+        report.error_index = position
+        report.error = f"action {position}: not an action of this game" + _at(lines, position)
+        return report
     if state.is_terminal():
         report.finished = True
         report.result = state.result()

@@ -8,15 +8,22 @@ A turn runs the source's nine phases. The automatic ones (1 arrival, 6 combat, 7
 9 regroup) happen by themselves; in the others the game asks each player in seat order
 (seat 1, 2, 3) for a choice, skipping players who have none:
 
-- ("prince", card)            setup: take one of the three princes (seat order)
-- ("scout", tapped, slot)     2 scouting: tap a line card, reveal the face-down arrival in `slot`
-- ("retreat", card)           3 temporary retreat: an engaged ally returns tapped (free action)
-- ("rally",)                  4 return to the line: untap every tapped card of your line
-- ("sortie", card, slot)      5 sortie: an untapped line card engages the arrival in `slot`
-- ("sortie", card, slot, "declare")  ... a prince sorties and declares at once
-- ("declare", card)           5 a prince already in the interception area declares
-- ("rescue",)                 8 rescue: the top city card joins your line
-- ("none",)                   take no (further) action in this phase
+- prince:<card>               setup: take one of the three princes (seat order)
+- scout:<tapped>:<slot>       2 scouting: tap a line card, reveal the face-down arrival in `slot`
+- retreat:<card>              3 temporary retreat: an engaged ally returns tapped (free action)
+- rally                       4 return to the line: untap every tapped card of your line
+- sortie:<card>:<slot>        5 sortie: an untapped line card engages the arrival in `slot`
+- sortie:<card>:<slot>:declare  ... a prince sorties and declares at once
+- declare:<card>              5 a prince already in the interception area declares
+- rescue                      8 rescue: the top city card joins your line
+- none                        take no (further) action in this phase
+
+Chance: every deck is an unordered multiset after a shuffle; each card dealt, arriving,
+falling into the damage area or rescued is a chance node draw:<card> (an arrival is dealt face
+down: hidden from everyone until scouted or fought). The regrouped enemy decks share one
+unordered pool (dealing a shuffled pile round-robin into decks and drawing from them gives the
+same distribution of cards as drawing each arrival from the whole pile). Seats with no choice
+are skipped by the rules and recorded as skip:<seat>.
 
 Scouting, return to the line, sortie, a declaration and rescue are "chosen actions": at most
 one per player per turn. Slots are numbered 0..2 in actions and 1..3 in descriptions.
@@ -40,14 +47,25 @@ from . import core
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult
 
-PRINCE, SCOUT, RETREAT, RALLY, SORTIE, RESCUE, OVER = range(7)
-PHASE_NAMES = {PRINCE: "setup: choose a prince", SCOUT: "2 scouting", RETREAT: "3 temporary retreat",
-               RALLY: "4 return to the line", SORTIE: "5 sortie", RESCUE: "8 rescue", OVER: "game over"}
+PRINCE, SCOUT, RETREAT, RALLY, SORTIE, RESCUE, OVER = ("setup: choose a prince", "2 scouting", "3 temporary retreat",
+                                                      "4 return to the line", "5 sortie", "8 rescue", "game over")
+DEAL, ARRIVE, DAMAGE, RESCUE_DRAW = "setup: deal", "1 arrival", "7 damage", "8 rescue: draw"
+CHANCE_PHASES = (DEAL, ARRIVE, DAMAGE, RESCUE_DRAW)
 ASK_ORDER = (SCOUT, RETREAT, RALLY, SORTIE, RESCUE)
 
-NONE = ("none",)
-RALLY_A = ("rally",)
-RESCUE_A = ("rescue",)
+
+class Act(core.Action):
+    """A requiem move (see the module docstring); chance: draw:<card>; automatic moves:
+    skip:<seat> (a seat with no choice in this phase), auto-retreat:<card> (the King)."""
+
+    __slots__ = ()
+    TEXT_KINDS = frozenset({"draw", "prince", "retreat", "declare", "auto-retreat"})
+
+
+NONE = Act("none")
+RALLY_A = Act("rally")
+RESCUE_A = Act("rescue")
+_SKIP = [Act("skip", (s,)) for s in range(16)]
 
 WIN, MUTUAL, LOSE = "win", "mutual", "lose"
 
@@ -146,6 +164,7 @@ class Rules(core.Rules):
     engine_id = "requiem"
     max_actions = 5_000
     cooperative = True
+    action_type = Act
 
     def __init__(self, game: Game, players: int = 3, variant: str = "standard") -> None:
         super().__init__(game, players, variant)
@@ -201,12 +220,16 @@ class Rules(core.Rules):
     def combat(self, ally_rank: int, enemy_rank: int) -> str:
         return combat_outcome(self.game, ally_rank, enemy_rank)
 
-    def new_state(self, rng: random.Random, deck_order: Sequence[str] | None = None) -> "State":
+    def new_initial_state(self, deck_order: Sequence[str] | None = None) -> "State":
         """Set up a game. `deck_order` (all 49 card ids) stacks the three setup shuffles: the
         8-10 pool, the enemies (deck k takes the k-th run of 7, first card on top) and the city
         deck each follow the order their cards have in it. Later shuffles (regroup, covenant)
-        still draw on `rng`."""
-        return State(self, rng, deck_order)
+        make the decks unordered again."""
+        return State(self, deck_order)
+
+    def from_position(self, data: Mapping[str, Any]) -> "State":
+        from .position import requiem_state
+        return requiem_state(self, data)
 
     def ending_score(self, scoring_cards: Sequence[str], fallen_princes: int) -> int:
         points = sum(self.score_ranks.get(self.rank[c], 0) for c in scoring_cards)
@@ -222,38 +245,44 @@ class Rules(core.Rules):
 
 
 class State(core.State):
-    def __init__(self, rules: Rules, rng: random.Random, deck_order: Sequence[str] | None) -> None:
+    def __init__(self, rules: Rules, deck_order: Sequence[str] | None, setup: bool = True) -> None:
         self.rules = rules
-        self.rng = rng
         self.history = []
+        self.hidden_moves = {}
         n = rules.players
         self.n = n
         slots = rules.slots
+        size = len(rules.enemies) // slots
+        sizes = [size + (1 if k < len(rules.enemies) - size * slots else 0) for k in range(slots)]
+        # Setup: mages retire; princes wait to be chosen; 8-10 shuffled and dealt 2 each.
+        self.mage_area = list(rules.mages)
+        self.princes = list(rules.princes)
+        self.lines: list[list[str]] = [[] for _ in range(n)]
+        self.tapped: set[str] = set()
+        self.enemy_known: list[list[str]] = [[] for _ in range(slots)]   # stacked tops (top at the end)
+        self.enemy_count: list[int] = [0] * slots                         # cards each deck holds from the pool
         if deck_order is not None:
             core.check_deck_order(rules.game, deck_order)
             position = {c: i for i, c in enumerate(deck_order)}
 
             def order(ids: Sequence[str]) -> list[str]:
                 return sorted(ids, key=position.__getitem__)
+            self.pool = core.Deck.stacked(order(rules.pool))
+            enemies = order(rules.enemies)
+            at = 0
+            for k in range(slots):
+                self.enemy_known[k] = enemies[at:at + sizes[k]][::-1]
+                at += sizes[k]
+            self.enemy = core.Deck()
+            stacked_city = order(rules.city_extra)
+            self._city_order = position
         else:
-            def order(ids: Sequence[str]) -> list[str]:
-                return core.shuffled(rng, ids)
-        # Setup: mages retire; princes wait to be chosen; 8-10 shuffled and dealt 2 each.
-        self.mage_area = list(rules.mages)
-        self.princes = list(rules.princes)
-        pool = order(rules.pool)
-        self.lines: list[list[str]] = [[] for _ in range(n)]
-        for _ in range(rules.dealt_each):
-            for s in range(n):
-                self.lines[s].append(pool.pop(0))
-        self.tapped: set[str] = set()
-        enemies = order(rules.enemies)
-        size = len(enemies) // slots
-        # Deck k holds cards k*size..; the top of a deck is the end of its list.
-        self.enemy_decks: list[list[str]] = [enemies[k * size:(k + 1) * size][::-1] for k in range(slots)]
-        for extra, card in enumerate(enemies[slots * size:]):
-            self.enemy_decks[extra].insert(0, card)
-        self.city = order(pool + rules.city_extra)[::-1]
+            self.pool = core.Deck(rules.pool)
+            self.enemy = core.Deck(rules.enemies)
+            self.enemy_count = list(sizes)
+            stacked_city = None
+            self._city_order = None
+        self.city = core.Deck(stacked_city or list(rules.city_extra), ordered=bool(stacked_city))   # filled after the deal
         self.arrival: list[str | None] = [None] * slots
         self.revealed: set[str] = set()
         self.intercept: list[str | None] = [None] * slots
@@ -263,13 +292,88 @@ class State(core.State):
         self.ally_dead: list[str] = []
         self.damage: list[str] = []
         self.turn = 0
-        self.phase = PRINCE
-        self.current = 0
+        self.phase = DEAL
+        self.current = core.CHANCE
         self.acted = [False] * n
         self.defence = -1            # slot of the medal prince who declared this turn
         self.covenants: dict[str, int] = {}  # covenant princes declared this turn -> their seat
         self.victory = False
         self.loss = ""
+        self.dealt = 0               # setup cards dealt so far
+        self.arriving = 0            # the enemy deck whose arrival is drawn next
+        self.hits = 0                # unblocked enemies still to draw damage for
+        self.rescuer = -1
+        if not setup:
+            return
+        if rules.dealt_each * n == 0:
+            self._end_deal()
+
+    # --- chance -------------------------------------------------------------------------------
+
+    def _deck(self):
+        """The deck the pending chance node draws from (a Deck, or a stacked list)."""
+        phase = self.phase
+        if phase == ARRIVE:
+            k = self.arriving
+            return self.enemy_known[k] if self.enemy_known[k] else self.enemy
+        if phase == DEAL:
+            return self.pool
+        return self.city
+
+    def chance_size(self) -> int:
+        deck = self._deck()
+        return 1 if type(deck) is list else deck.choices()
+
+    def chance_at(self, i: int) -> Act:
+        deck = self._deck()
+        return Act("draw", (deck[-1] if type(deck) is list else deck.candidate(i),))
+
+    def _draw(self, card: str) -> None:
+        phase = self.phase
+        deck = self._deck()
+        if type(deck) is list:
+            if deck[-1] != card:
+                raise core.IllegalAction(f"the next card is known and is not {card}")
+            deck.pop()
+        else:
+            deck.take(card)
+        if phase == DEAL:
+            seat = self.dealt % self.n
+            self.lines[seat].append(card)
+            self.dealt += 1
+            if self.dealt >= self.rules.dealt_each * self.n:
+                self._end_deal()
+        elif phase == ARRIVE:
+            k = self.arriving
+            if deck is self.enemy:
+                self.enemy_count[k] -= 1
+            self.arrival[k] = card
+            self.hidden_moves[len(self.history) - 1] = ()      # arrives face down
+            self._next_arrival(k + 1)
+        elif phase == DAMAGE:
+            self._take_damage(card)
+        else:  # RESCUE_DRAW
+            self.lines[self.rescuer].append(card)
+            if not self.city:
+                self._lose("city-deck-empty")
+                return
+            self.phase = RESCUE
+            self._next_seat(self.rescuer + 1)
+
+    def _end_deal(self) -> None:
+        """The rest of the 8-10 pool and the K and 7s make the city deck (shuffled, or stacked)."""
+        rest = self.pool.cards()
+        self.pool = core.Deck()
+        if self._city_order is not None:
+            position = self._city_order
+            self.city = core.Deck.stacked(sorted(rest + self.city.cards(), key=position.__getitem__))
+        else:
+            self.city.shuffle_in(rest)
+        self.phase = PRINCE
+        self.current = 0
+
+    def deck_size(self, k: int) -> int:
+        return len(self.enemy_known[k]) + self.enemy_count[k]
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -294,7 +398,7 @@ class State(core.State):
         return sum(1 for c in self.ally_dead if c in princes)
 
     def score(self) -> int:
-        cards = [c for line in self.lines for c in line] + self.city
+        cards = [c for line in self.lines for c in line] + self.city.cards()
         return self.rules.ending_score(cards, self.fallen_princes())
 
     # --- the core API -------------------------------------------------------------------------
@@ -302,7 +406,7 @@ class State(core.State):
     def current_player(self) -> int:
         return self.current
 
-    def legal_actions(self) -> list:
+    def _legal_actions(self) -> list:
         if self.phase == OVER:
             return []
         out = self._actions(self.current, self.phase)
@@ -312,10 +416,10 @@ class State(core.State):
     def _actions(self, seat: int, phase: int) -> list:
         """Unsorted legal actions of `seat` in `phase` ([NONE] alone means: nothing to do)."""
         if phase == PRINCE:
-            return [("prince", c) for c in self.princes]
+            return [Act("prince", (c,)) for c in self.princes]
         out = [NONE]
         if phase == RETREAT:
-            out.extend(("retreat", c) for c in self.engaged(seat))
+            out.extend(Act("retreat", (c,)) for c in self.engaged(seat))
             return out
         if self.acted[seat]:
             return out
@@ -324,7 +428,7 @@ class State(core.State):
         if phase == SCOUT:
             hidden = [k for k, c in enumerate(self.arrival) if c is not None and c not in self.revealed]
             if hidden:
-                out.extend(("scout", c, k) for c in line if c not in tapped for k in hidden)
+                out.extend(Act("scout", (c, k)) for c in line if c not in tapped for k in hidden)
         elif phase == RALLY:
             if any(c in tapped for c in line):
                 out.append(RALLY_A)
@@ -335,12 +439,12 @@ class State(core.State):
                 if c in tapped:
                     continue
                 for k in slots:
-                    out.append(("sortie", c, k))
+                    out.append(Act("sortie", (c, k)))
                     if c in rules.princes and self._can_declare(c):
-                        out.append(("sortie", c, k, "declare"))
+                        out.append(Act("sortie", (c, k, "declare")))
             for k, c in enumerate(self.intercept):
                 if c is not None and self.owner[k] == seat and c in rules.princes and self._can_declare(c):
-                    out.append(("declare", c))
+                    out.append(Act("declare", (c,)))
         elif phase == RESCUE:
             if self.city:
                 out.append(RESCUE_A)
@@ -354,12 +458,15 @@ class State(core.State):
         return suit in rules.covenant_suits and prince not in self.covenants
 
     def _apply(self, action) -> None:
-        kind = action[0]
+        kind, args = action
         seat = self.current
         phase = self.phase
+        if phase in CHANCE_PHASES:
+            self._draw(args[0])
+            return
         if phase == PRINCE:
-            self.princes.remove(action[1])
-            self.lines[seat].append(action[1])
+            self.princes.remove(args[0])
+            self.lines[seat].append(args[0])
             if seat + 1 < self.n:
                 self.current = seat + 1
             else:
@@ -369,30 +476,30 @@ class State(core.State):
             self._next_seat(seat + 1)
             return
         if kind == "retreat":
-            self._retreat(action[1], seat)
+            self._retreat(args[0], seat)
             self._next_seat(seat)          # the same player may retreat another ally
             return
         self.acted[seat] = True
         if kind == "scout":
-            self.tapped.add(action[1])
-            self.revealed.add(self.arrival[action[2]])
+            self.tapped.add(args[0])
+            self.revealed.add(self.arrival[args[1]])
         elif kind == "rally":
             line = self.lines[seat]
             self.tapped.difference_update(line)
         elif kind == "sortie":
-            card, slot = action[1], action[2]
+            card, slot = args[0], args[1]
             self.lines[seat].remove(card)
             self.intercept[slot] = card
             self.owner[slot] = seat
-            if len(action) == 4:
+            if len(args) == 3:
                 self._declare(card, slot, seat)
         elif kind == "declare":
-            self._declare(action[1], self.slot_of(action[1]), seat)
+            self._declare(args[0], self.slot_of(args[0]), seat)
         elif kind == "rescue":
-            self.lines[seat].append(self.city.pop())
-            if not self.city:
-                self._lose("city-deck-empty")
-                return
+            self.rescuer = seat
+            self.phase = RESCUE_DRAW
+            self.current = core.CHANCE
+            return
         self._next_seat(seat + 1)
 
     def _declare(self, prince: str, slot: int, seat: int) -> None:
@@ -416,22 +523,35 @@ class State(core.State):
         self.defence = -1
         self.covenants = {}
         self.revealed = set()
-        # 1 arrival: the top card of each enemy deck, face down, into its slot.
-        for k, deck in enumerate(self.enemy_decks):
-            self.arrival[k] = deck.pop() if deck else None
+        # 1 arrival: the top card of each enemy deck, face down, into its slot (chance draws).
+        self.arrival = [None] * self.rules.slots
+        self._next_arrival(0)
+
+    def _next_arrival(self, k: int) -> None:
+        slots = self.rules.slots
+        while k < slots and not self.deck_size(k):
+            k += 1
+        if k < slots:
+            self.arriving = k
+            self.phase = ARRIVE
+            self.current = core.CHANCE
+            return
         self.phase = SCOUT
         self._next_seat(0)
 
     def _next_seat(self, seat: int) -> None:
-        """Ask `seat` (or the next seat with a choice) in this phase; run automatic phases."""
+        """Ask `seat` (or the next seat with a choice) in this phase; skip the others (recorded
+        as skip:<seat>); run the automatic phases."""
         n = self.n
         phase = self.phase
+        history = self.history
         while True:
             while seat < n:
                 if len(self._actions(seat, phase)) > 1:
                     self.current = seat
                     self.phase = phase
                     return
+                history.append(_SKIP[seat])
                 seat += 1
             # The phase is over for everyone: move on.
             if phase == SCOUT:
@@ -439,15 +559,18 @@ class State(core.State):
                 # 3 the King may not stay in the interception area: he retreats by himself.
                 king = self.rules.king
                 if king in self.intercept:
+                    history.append(Act("auto-retreat", (king,)))
                     self._retreat(king, self.owner[self.slot_of(king)])
             elif phase == RETREAT:
                 phase = RALLY
             elif phase == RALLY:
                 phase = SORTIE
             elif phase == SORTIE:
-                if not self._combat() or not self._damage():
+                self.phase = phase
+                if not self._combat():
                     return
-                phase = RESCUE
+                self._start_damage()
+                return
             else:
                 self._regroup()
                 if self.phase == OVER:
@@ -508,9 +631,8 @@ class State(core.State):
             self.mage_area.remove(mage)
             self.lines[owner].append(mage)
             # Restore the capital: the damage area goes back into the city deck, shuffled.
-            self.city.extend(self.damage)
+            self.city.shuffle_in(self.damage)
             self.damage.clear()
-            self.rng.shuffle(self.city)
         if self.victory:
             self._finish()
             return False
@@ -519,37 +641,47 @@ class State(core.State):
             return False
         return True
 
-    def _damage(self) -> bool:
-        """7 damage; False when the game ended."""
-        rules = self.rules
-        for k, enemy in enumerate(self.arrival):
-            if enemy is None:
-                continue
-            card = self.city.pop()
-            self.damage.append(card)
-            if not self.city:
-                self._lose("city-deck-empty")
-                return False
-            if card == rules.king and not self.covenant_available():
-                self._lose("king-lost")
-                return False
+    def _start_damage(self) -> None:
+        """7 damage: each arrival nobody fights draws the top city card into the damage area."""
+        self.hits = sum(1 for enemy in self.arrival if enemy is not None)
+        self._next_damage()
+
+    def _next_damage(self) -> None:
+        if self.hits:
+            self.phase = DAMAGE
+            self.current = core.CHANCE
+            return
         for k, enemy in enumerate(self.arrival):
             if enemy is not None:
                 self.enemy_retreat.append(enemy)
                 self.arrival[k] = None
         self.phase = RESCUE
-        return True
+        self._next_seat(0)
+
+    def _take_damage(self, card: str) -> None:
+        self.hits -= 1
+        self.damage.append(card)
+        if not self.city:
+            self._lose("city-deck-empty")
+            return
+        if card == self.rules.king and not self.covenant_available():
+            self._lose("king-lost")
+            return
+        self._next_damage()
 
     def _regroup(self) -> None:
-        """9 regroup: when any enemy deck is empty, shuffle decks and retreat area into new decks."""
-        decks = self.enemy_decks
-        if all(decks):
+        """9 regroup: when any enemy deck is empty, shuffle decks and retreat area into new
+        decks (one unordered pool; the decks' sizes follow a round-robin deal)."""
+        slots = self.rules.slots
+        if all(self.deck_size(k) for k in range(slots)):
             return
-        cards = [c for deck in decks for c in deck] + self.enemy_retreat
+        for k in range(slots):
+            self.enemy.shuffle_in(self.enemy_known[k])
+            self.enemy_known[k] = []
+        self.enemy.shuffle_in(self.enemy_retreat)
         self.enemy_retreat = []
-        self.rng.shuffle(cards)
-        slots = len(decks)
-        self.enemy_decks = [cards[k::slots] for k in range(slots)]
+        total = len(self.enemy)
+        self.enemy_count = [len(range(k, total, slots)) for k in range(slots)]
 
     def _lose(self, reason: str) -> None:
         self.loss = reason
@@ -575,14 +707,15 @@ class State(core.State):
 
     def zones(self) -> Mapping[str, list[str]]:
         out: dict[str, list[str]] = {
-            "mage_area": self.mage_area, "princes": self.princes, "city": self.city,
+            "mage_area": self.mage_area, "princes": self.princes, "city": self.city.cards(),
+            "setup_pool": self.pool.cards(), "enemy_pool": self.enemy.cards(),
             "arrival": [c for c in self.arrival if c is not None],
             "interception": [c for c in self.intercept if c is not None],
             "enemy_retreat": self.enemy_retreat, "enemy_dead": self.enemy_dead,
             "ally_dead": self.ally_dead, "damage": self.damage,
         }
-        for k, deck in enumerate(self.enemy_decks):
-            out[f"enemy_deck_{k}"] = deck
+        for k, deck in enumerate(self.enemy_known):
+            out[f"enemy_deck_{k}"] = deck[::-1]
         for s in range(self.n):
             out[f"line_{s}"] = self.lines[s]
         return out
@@ -591,45 +724,82 @@ class State(core.State):
         return f"{self.rules.name[card]} ({self.rules.rank[card]}, {self.rules.suit[card]}) {card}"
 
     def describe(self, action) -> str:
-        if not isinstance(action, tuple) or not action:
-            return repr(action)
-        kind = action[0]
         try:
+            kind, args = self.rules.decode_action(action)
             if kind == "prince":
-                return f"take the {self.rules.suit[action[1]]} prince {action[1]}"
+                return f"take the {self.rules.suit[args[0]]} prince {args[0]}"
             if kind == "scout":
-                return f"scout: tap {self.card_label(action[1])}, reveal the arrival in slot {action[2] + 1}"
+                return f"scout: tap {self.card_label(args[0])}, reveal the arrival in slot {args[1] + 1}"
             if kind == "retreat":
-                return f"temporary retreat of {self.card_label(action[1])}"
+                return f"temporary retreat of {self.card_label(args[0])}"
             if kind == "sortie":
-                text = f"sortie {self.card_label(action[1])} to slot {action[2] + 1}"
-                return text + " and declare" if len(action) == 4 else text
+                text = f"sortie {self.card_label(args[0])} to slot {args[1] + 1}"
+                return text + " and declare" if len(args) == 3 else text
             if kind == "declare":
-                return f"declare with {self.card_label(action[1])}"
+                return f"declare with {self.card_label(args[0])}"
+            if kind == "draw":
+                return f"draw {self.card_label(args[0])}"
             if kind in ("none", "rally", "rescue"):
                 return {"none": "no action", "rally": "return to the line (untap all)", "rescue": "rescue (take the top city card)"}[kind]
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError, ValueError):
             pass
-        return repr(action)
+        return str(action)
 
-    def summary(self) -> dict[str, Any]:
-        def shown(cards):
-            return [self.card_label(c) + (" (tapped)" if c in self.tapped else "") for c in cards]
+    def phase_name(self) -> str:
+        return self.phase
+
+    def to_act(self) -> int | None:
+        return self.current + 1 if self.current >= 0 else None
+
+    def public_view(self) -> dict[str, Any]:
+        """Everything is public in this co-operative game except the order of the decks and the
+        arrivals nobody has scouted (seats numbered from 1)."""
         return {
-            "turn": self.turn, "phase": PHASE_NAMES[self.phase],
-            "to_act": None if self.current == TERMINAL else self.current + 1,
-            "lines": {f"seat {s + 1}": shown(self.lines[s]) for s in range(self.n)},
-            "arrival": [None if c is None else (self.card_label(c) if c in self.revealed else "face down") for c in self.arrival],
-            "interception": [None if c is None else f"{self.card_label(c)} of seat {self.owner[k] + 1}" for k, c in enumerate(self.intercept)],
-            "city_deck": len(self.city), "damage": shown(self.damage),
-            "enemy_decks": [len(d) for d in self.enemy_decks], "enemy_retreat": len(self.enemy_retreat),
-            "enemy_dead": len(self.enemy_dead), "ally_dead": shown(self.ally_dead),
-            "mage_area": shown(self.mage_area), "score_now": self.score(),
+            "turn": self.turn,
+            "lines": [list(line) for line in self.lines],
+            "tapped": sorted(c for line in self.lines for c in line if c in self.tapped),
+            "acted": [s + 1 for s in range(self.n) if self.acted[s]],
+            "princes_to_choose": list(self.princes),
+            "arrival": [None if c is None else (c if c in self.revealed else "face-down") for c in self.arrival],
+            "interception": [None if c is None else {"card": c, "seat": self.owner[k] + 1} for k, c in enumerate(self.intercept)],
+            "defence_declared": self.defence + 1 if self.defence >= 0 else None,
+            "covenants": {p: s + 1 for p, s in self.covenants.items()},
+            "city_deck": len(self.city), "damage": list(self.damage),
+            "enemy_decks": [self.deck_size(k) for k in range(self.rules.slots)],
+            "enemy_retreat": list(self.enemy_retreat),
+            "enemy_dead": list(self.enemy_dead), "ally_dead": list(self.ally_dead),
+            "mage_area": list(self.mage_area), "score_now": self.score(),
             "outcome": ("victory" if self.victory else (f"defeat: {self.loss}" if self.loss else None)),
         }
 
 
 # --- bots -----------------------------------------------------------------------------------
+
+class _Seen:
+    """What every seat knows, read from an Observation (the greedy bot's working view)."""
+
+    def __init__(self, obs: core.Observation, rules: Rules) -> None:
+        pub = obs.public
+        self.phase = obs.phase
+        self.current = obs.seat
+        self.lines = pub["lines"]
+        self.n = len(self.lines)
+        self.tapped = set(pub["tapped"])
+        acted = set(pub["acted"])
+        self.acted = [s + 1 in acted for s in range(self.n)]
+        self.arrival = pub["arrival"]
+        self.revealed = {c for c in self.arrival if c is not None and c != "face-down"}
+        self.intercept = [None if x is None else x["card"] for x in pub["interception"]]
+        self.damage = pub["damage"]
+        self.enemy_dead = pub["enemy_dead"]
+        seen = {c for line in self.lines for c in line} | set(self.damage) | set(pub["ally_dead"]) \
+            | set(pub["mage_area"]) | set(pub["princes_to_choose"]) | {c for c in self.intercept if c}
+        city = [c for c in rules.rank if rules.side[c] == "ally" and c not in seen]
+        self.city = city if len(city) == pub["city_deck"] else [None] * pub["city_deck"]
+
+    def slot_of(self, card: str) -> int:
+        return self.intercept.index(card)
+
 
 class GreedyPolicy:
     """A sensible co-operative heuristic for every seat: rescue while the King is in the city,
@@ -643,10 +813,10 @@ class GreedyPolicy:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
 
-    def choose(self, state: State, rng: random.Random):
-        legal = state.legal_actions()
+    def choose(self, obs: core.Observation, legal: list, rng: random.Random):
         if len(legal) == 1:
             return legal[0]
+        state = _Seen(obs, self.rules)
         phase = state.phase
         if phase == PRINCE:
             return legal[0]
@@ -660,20 +830,20 @@ class GreedyPolicy:
         if phase == SCOUT:
             if king_ready and seat != king_seat and sk_slot < 0:
                 scouts = [a for a in legal if a[0] == "scout"]
-                return min(scouts, key=lambda a: (self._keep_value(a[1]), a))
+                return min(scouts, key=lambda a: (self._keep_value(a.args[0]), a))
             return NONE
         if phase == RETREAT:
             for a in legal:
                 if a[0] != "retreat":
                     continue
-                k = state.slot_of(a[1])
+                k = state.slot_of(a.args[0])
                 enemy = state.arrival[k]
                 if enemy is None or enemy not in revealed:
                     continue
-                if k == sk_slot and king_ready and a[1] != king:
+                if k == sk_slot and king_ready and a.args[0] != king:
                     return a
-                outcome = rules.combat(rules.rank[a[1]], rules.rank[enemy])
-                if outcome == LOSE or (outcome == MUTUAL and rules.rank[a[1]] > rules.recruit_rank):
+                outcome = rules.combat(rules.rank[a.args[0]], rules.rank[enemy])
+                if outcome == LOSE or (outcome == MUTUAL and rules.rank[a.args[0]] > rules.recruit_rank):
                     return a
             return NONE
         if phase == RALLY:
@@ -699,22 +869,22 @@ class GreedyPolicy:
             return 50
         return rules.rank[card]
 
-    def _sortie(self, state: State, seat: int, legal: list, sk_slot: int):
+    def _sortie(self, state: _Seen, seat: int, legal: list, sk_slot: int):
         rules = self.rules
         rank = rules.rank
         king = rules.king
-        sorties = [a for a in legal if a[0] == "sortie" and len(a) == 3]
-        king_moves = [a for a in sorties if a[1] == king]
+        sorties = [a for a in legal if a[0] == "sortie" and len(a.args) == 2]
+        king_moves = [a for a in sorties if a.args[0] == king]
         if king_moves:
-            hidden = [a for a in king_moves if state.arrival[a[2]] not in state.revealed]
+            hidden = [a for a in king_moves if state.arrival[a.args[1]] not in state.revealed]
             for a in king_moves:
-                if a[2] == sk_slot:
+                if a.args[1] == sk_slot:
                     return a
             return (hidden or king_moves)[0]
         # Declarations.
-        declares = [a for a in legal if a[0] == "declare" or len(a) == 4]
+        declares = [a for a in legal if a[0] == "declare" or len(a.args) == 3]
         for a in declares:
-            suit = rules.suit[a[1]]
+            suit = rules.suit[a.args[0]]
             if suit in rules.covenant_suits:
                 if king in state.damage or (len(state.damage) >= 2 * rules.slots and len(state.city) <= rules.slots):
                     return a
@@ -723,27 +893,27 @@ class GreedyPolicy:
                 if threats >= len(state.city) and threats > 0:
                     return a
         # Fights: the weakest ally that wins against a revealed enemy.
-        fighters = [a for a in sorties if a[1] not in rules.princes]
+        fighters = [a for a in sorties if a.args[0] not in rules.princes]
         best = None
         for a in fighters:
-            enemy = state.arrival[a[2]]
-            if enemy in state.revealed and rules.combat(rank[a[1]], rank[enemy]) == WIN:
-                if best is None or rank[a[1]] < rank[best[1]]:
+            enemy = state.arrival[a.args[1]]
+            if enemy in state.revealed and rules.combat(rank[a.args[0]], rank[enemy]) == WIN:
+                if best is None or rank[a.args[0]] < rank[best.args[0]]:
                     best = a
         if best:
             return best
         # Against a face-down arrival: the strongest ally if it wins more often than not.
         unknown = [c for c in rules.enemies if c not in state.enemy_dead and c not in state.revealed]
         if unknown:
-            for a in sorted(fighters, key=lambda a: -rank[a[1]]):
-                if state.arrival[a[2]] in state.revealed:
+            for a in sorted(fighters, key=lambda a: -rank[a.args[0]]):
+                if state.arrival[a.args[1]] in state.revealed:
                     continue
-                wins = sum(1 for e in unknown if rules.combat(rank[a[1]], rank[e]) == WIN)
+                wins = sum(1 for e in unknown if rules.combat(rank[a.args[0]], rank[e]) == WIN)
                 if 2 * wins > len(unknown):
                     return a
         # A desperate block when the city is about to fall.
         if len(state.city) <= rules.slots and fighters:
-            return min(fighters, key=lambda a: (rank[a[1]], a))
+            return min(fighters, key=lambda a: (rank[a.args[0]], a))
         return NONE
 
 
