@@ -363,3 +363,45 @@ def test_face_is_a_frozen_value():
     with pytest.raises(AttributeError):
         face.side = "back"  # type: ignore[misc]
     assert face == Face(game.cards[0], "front", False)
+
+
+def _drawn_text_sizes(game, lang="ja", monkeypatch=None):
+    """{(card type, side, box name): {card id: size}} of every text box as drawn."""
+    import io as _io
+
+    from reportlab.pdfgen.canvas import Canvas as _Canvas
+
+    from cardgen.render import card as cr
+
+    sizes: dict = {}
+    current: list = []
+    original_fit, original_draw = cr.fit_text, cr._draw_text
+
+    def fit(*args, **kwargs):
+        result = original_fit(*args, **kwargs)
+        if current:
+            current[-1][1].append(result.size)
+        return result
+
+    def draw(c, layout, box, ctx, lang_, x, y, w, h, scale, fonts, face, overflows):
+        current.append(((face.card.type_id, face.side, box.name, face.card.id), []))
+        original_draw(c, layout, box, ctx, lang_, x, y, w, h, scale, fonts, face, overflows)
+        key, got = current.pop()
+        if got:
+            sizes.setdefault(key[:3], {})[key[3]] = got[-1]
+
+    monkeypatch.setattr(cr, "fit_text", fit)
+    monkeypatch.setattr(cr, "_draw_text", draw)
+    for front, _back in cr.faces(game):
+        cr.draw_face(_Canvas(_io.BytesIO()), game, front, 3, 3, 63.5, 88.9, 3, lang, [])
+    return sizes
+
+
+@pytest.mark.parametrize("game_id", ["llll", "alice"])
+def test_a_types_cards_shrink_together(game_id, monkeypatch):
+    from cardgen.load import load_game
+
+    sizes = _drawn_text_sizes(load_game(game_id), "ja", monkeypatch)
+    assert sizes
+    for key, per_card in sizes.items():
+        assert len(set(per_card.values())) == 1, f"{key}: {per_card}"

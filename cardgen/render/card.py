@@ -169,6 +169,7 @@ def _draw_boxes(c, game: Game, layout: Layout, boxes, face: Face, x_mm, y_mm, wi
                 overflows) -> None:
     gothic, mincho = register_fonts()
     fonts = {"gothic": gothic, "mincho": mincho}
+    _CURRENT_GAME[id(layout)] = game
     try:
         ctx = _context(game, layout, face.card, lang)
     except DataError as exc:
@@ -343,6 +344,9 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
     min_size = box.value("min_size", ctx, lang)
     min_size = float(min_size) * scale if min_size else size
     leading = float(box.value("leading", ctx, lang) or 1.25)
+    if box.value("shrink", ctx, lang) != "card":
+        shared = _type_size(layout, box, face, lang, font, w, h, size, min_size, leading)
+        size, min_size = shared, min(min_size, shared)
     fitted = fit_text(text, font, w, h, size, min_size, lang, leading)
     if fitted.overflow and overflows is not None:
         overflows.append(Overflow(face.card.id, face.side, box.name, text))
@@ -383,6 +387,42 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
         t.textOut(line)
         c.drawText(t)
     c.restoreState()
+
+
+_TYPE_SIZES: dict[tuple, float] = {}
+
+
+def _type_size(layout: Layout, box: Box, face: Face, lang: str, font: str, w: float, h: float, size: float,
+               min_size: float, leading: float) -> float:
+    """The size this box gets on every card of `face`'s type: the smallest that fits each one's
+    text (never below min_size), so one card's long text shrinks its siblings with it."""
+    game = _CURRENT_GAME.get(id(layout))
+    if game is None:
+        return size
+    key = (id(layout), game.id, face.card.type_id, face.side, box.name, lang, font, round(w, 3), round(h, 3), size, min_size, leading)
+    hit = _TYPE_SIZES.get(key)
+    if hit is not None:
+        return hit
+    best = size
+    for card in game.cards:
+        if card.type_id != face.card.type_id:
+            continue
+        boxes, _ = layout.boxes(card, face.side)
+        if box not in boxes:
+            continue
+        ctx = _context(game, layout, card, lang)
+        if not box.shows(ctx):
+            continue
+        text = box.value("text", ctx, lang)
+        if text:
+            best = min(best, fit_text(text, font, w, h, size, min_size, lang, leading).size)
+    if len(_TYPE_SIZES) > 50_000:
+        _TYPE_SIZES.clear()
+    _TYPE_SIZES[key] = best
+    return best
+
+
+_CURRENT_GAME: dict[int, Game] = {}
 
 
 _ICON_PARAM_KEYS = ("colour", "accent", "knockout", "outline", "outline_width", "count", "gap", "align", "valign",

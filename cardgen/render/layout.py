@@ -27,7 +27,8 @@ is the whole card. Kinds and their keys:
 
 - `rect`: fill, stroke, stroke_width (pt), radius (mm), bleed (extend edges on the trim into the bleed)
 - `text`: text, font (gothic|mincho), size, min_size, leading (ratio), align (left|center|right),
-  valign (top|middle|bottom), colour, bold
+  valign (top|middle|bottom), colour, bold, shrink (type|card: a text that must shrink to fit
+  shrinks the same box on every card of its type to one size, so siblings match; `card` opts out)
 - `icon`: icon (a name from cardgen/render/icons.py), colour, accent, knockout, outline,
   outline_width, count, gap, align, valign, per_row, and for patterns cell, width, motif, motif_size;
   `decor: true` lets a decorative icon reach past the safe zone
@@ -72,7 +73,7 @@ KINDS = ("rect", "text", "icon", "line")
 COMMON_KEYS = {"name", "kind", "at", "when", "rotate"}
 KIND_KEYS: dict[str, set[str]] = {
     "rect": {"fill", "stroke", "stroke_width", "radius", "bleed", "dash"},
-    "text": {"text", "font", "size", "min_size", "leading", "align", "valign", "colour", "bold"},
+    "text": {"text", "font", "size", "min_size", "leading", "align", "valign", "colour", "bold", "shrink"},
     "icon": {
         "icon", "colour", "accent", "knockout", "outline", "outline_width", "count", "gap", "align",
         "valign", "per_row", "cell", "width", "motif", "motif_size", "radius", "decor",
@@ -82,7 +83,7 @@ KIND_KEYS: dict[str, set[str]] = {
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rect": {"fill": "none", "stroke": "none", "stroke_width": 0.5, "radius": 0, "bleed": False, "dash": None},
     "text": {"text": "", "font": "gothic", "size": 9, "min_size": None, "leading": 1.25, "align": "left",
-             "valign": "top", "colour": "#000000", "bold": False},
+             "valign": "top", "colour": "#000000", "bold": False, "shrink": "type"},
     "icon": {"colour": "#000000", "decor": False},
     "line": {"colour": "#000000", "width": 0.5, "dash": None},
 }
@@ -90,6 +91,7 @@ CHOICES = {
     "font": ("gothic", "mincho"),
     "align": ("left", "center", "right"),
     "valign": ("top", "middle", "bottom"),
+    "shrink": ("type", "card"),
 }
 NUMBER_KEYS = {"size", "min_size", "leading", "stroke_width", "radius", "width", "outline_width", "gap",
                "cell", "motif_size"}
