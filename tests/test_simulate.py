@@ -86,7 +86,7 @@ def test_record_round_trip(tmp_path):
     record = Record("llll", 3, seed=5, actions=[("pick", 0), ("bid", 2), ("pass",)], meta={"note": "x"})
     save_record(record, tmp_path / "r.yaml")
     text = (tmp_path / "r.yaml").read_text()
-    assert "- pick:" in text
+    assert '- ["pick", 0]' in text
     again = load_record(tmp_path / "r.yaml")
     assert again.actions == record.actions and again.seed == 5 and again.meta == {"note": "x"}
 
