@@ -19,7 +19,7 @@ The same inputs give byte-identical PDFs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -28,7 +28,8 @@ from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
 from .model import LANGUAGES, Game
 from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
-from .render.sheet import CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, PAPERS, SheetLayout, calibration_pdf, compute_layout, sheets_pdf
+from .render.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
+                           calibration_pdf, compute_layout, sheets_pdf)
 
 OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox")
 MAX_BACK_OFFSET_MM = 10.0
@@ -41,7 +42,7 @@ class BuildOptions:
     out_dir: Path = Path("output")  # relative to the current directory
     paper: str = "a4"
     card_size: str | None = None  # None: the game's card_size
-    bleed_mm: float | None = None  # None: 0 on home sheets, 1/8 in for print shop, PNG
+    bleed_mm: float | None = None  # None: what the paper leaves on home sheets (render/sheet.py), 1/8 in for print shop, PNG
     gutter_mm: float = 0.0
     crop_marks: str = "corners"
     duplex: str = "long"
@@ -55,10 +56,13 @@ class BuildOptions:
     preset: str | None = None  # a print target from cardgen/presets.py (--preset)
     tts_url: str | None = None  # where the TTS sheets are hosted; None: file:// URIs of OUT/<game>/tts/
     card_thickness_mm: float = 0.30  # per card, for the tuck box's depth
+    imposition: str = "duplex"  # home sheets: duplex, gutterfold or simplex
+    ink_saver: bool = False  # home sheets: pale fills, no full-bleed backgrounds
+    corner_guides: float | None = None  # home sheets: rounded-corner cut guides of this radius (mm)
 
     @property
-    def sheet_bleed(self) -> float:
-        return 0.0 if self.bleed_mm is None else self.bleed_mm
+    def sheet_bleed(self) -> float | None:
+        return self.bleed_mm  # None: the automatic home bleed
 
     @property
     def shop_bleed(self) -> float:
@@ -80,6 +84,10 @@ class BuildOptions:
             raise CardgenError(f"--crop-marks {self.crop_marks!r} is unknown; use {', '.join(CROP_MARKS)}")
         if self.duplex not in DUPLEX:
             raise CardgenError(f"--duplex {self.duplex!r} is unknown; use {', '.join(DUPLEX)}")
+        if self.imposition not in IMPOSITIONS:
+            raise CardgenError(f"--imposition {self.imposition!r} is unknown; use {', '.join(IMPOSITIONS)}")
+        if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
+            raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
         if self.lang not in ("ja", "en"):
             raise CardgenError(f"--lang {self.lang!r} is unknown; use ja or en")
         if self.card_size is not None:
@@ -145,6 +153,9 @@ def make_options(
     margin: float = DEFAULT_MARGIN_MM,
     outputs: Iterable[str] = (),
     corner_index: bool = False,
+    imposition: str = "duplex",
+    ink_saver: bool = False,
+    corner_guides: float | None = None,
     preset: str | None = None,
     tts_url: str | None = None,
     card_thickness: float = 0.30,
@@ -170,6 +181,9 @@ def make_options(
         margin_mm=margin,
         outputs=tuple(o for o in OUTPUTS if o in set(outputs)) or OUTPUTS,
         corner_index=corner_index,
+        imposition=imposition,
+        ink_saver=ink_saver,
+        corner_guides=corner_guides,
     )
     options.validate()
     if preset is not None or tts_url is not None or card_thickness != 0.30:
@@ -217,6 +231,8 @@ class BuildResult:
         lines = [f"{self.game_id}: {self.cards} cards"]
         if self.layout is not None:
             lines.append(f"  sheets: {self.sheets} x ({self.layout.describe()})")
+            edges = self.layout.bleed_edges()
+            lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
         lines += [f"  {path}" for path in pdfs]
         if pngs:
             lines.append(f"  {pngs[0].parent}/ ({len(pngs)} PNG files)")
@@ -239,7 +255,8 @@ def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
 
 def plan_layout(game: Game, options: BuildOptions) -> SheetLayout:
     w, h = resolve_card_size(game, options)
-    return compute_layout(options.paper, w, h, options.sheet_bleed, options.gutter_mm, options.margin_mm, options.crop_marks)
+    return compute_layout(options.paper, w, h, options.sheet_bleed, options.gutter_mm, options.margin_mm, options.crop_marks,
+                          options.imposition)
 
 
 def check_build(game: Game, options: BuildOptions) -> None:
@@ -356,7 +373,7 @@ def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _
     if "sheets" in outputs:
         assert layout is not None
         data = sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step,
-                          corner_index=options.corner_index)
+                          corner_index=options.corner_index, ink_saver=options.ink_saver, corner_radius=options.corner_guides)
         pending.append((base / f"{game.id}-cards-{options.paper}.pdf", data))
         result.sheets = -(-len(pairs) // layout.per_sheet)
     shop = None
@@ -367,8 +384,8 @@ def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _
             name = options.target.shop_name if options.target else "{game}-print-shop.pdf"
             pending.append((base / name.format(game=game.id), shop))
     if options.calibration:
-        assert layout is not None
-        pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(layout, options.duplex, options.back_offset_mm, options.lang)))
+        cal_layout = plan_layout(game, replace(options, imposition="duplex"))
+        pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
 
     pending += _documents(game, options, base)
 
@@ -410,13 +427,13 @@ def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path
         from .render.rulebook import build_rulebook
 
         for lang in ("ja", "en"):
-            out.append((base / f"{game.id}-rules-{lang}.pdf", build_rulebook(game, lang)))
+            out.append((base / f"{game.id}-rules-{lang}.pdf", build_rulebook(game, lang, options.paper)))
     if "standard" in options.outputs:
         from .mapping import has_mapping
         from .render.standard_sheet import build_standard_sheet
 
         if has_mapping(game):  # an invalid mapping raises DataError with its file:line problems
-            out.append((base / f"{game.id}-standard-deck.pdf", build_standard_sheet(game, options.lang)))
+            out.append((base / f"{game.id}-standard-deck.pdf", build_standard_sheet(game, options.lang, options.paper)))
     if "tuckbox" in options.outputs:
         from .render.tuckbox import tuckbox_pdf
 
@@ -426,7 +443,7 @@ def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path
         from .render.playtest import build_playtest, has_playtest
 
         if has_playtest(game):
-            out.append((base / f"{game.id}-playtest.pdf", build_playtest(game, options.lang)))
+            out.append((base / f"{game.id}-playtest.pdf", build_playtest(game, options.lang, options.paper)))
     return out
 
 

@@ -177,9 +177,9 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @cli.command()
 @click.argument("games", nargs=-1)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the home-print sheets.")
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of every document the build writes.")
 @click.option("--card-size", help="poker, bridge, mini, euro, tarot or WxH in mm (default: the game's).")
-@click.option("--bleed", type=float, help="Bleed in mm around every card (default: 0 on sheets, 3.175 for print shop and PNG).")
+@click.option("--bleed", type=float, help="Bleed in mm around every card (default: what the paper leaves on sheets, 3.175 for print shop and PNG).")
 @click.option("--gutter", type=float, default=0.0, show_default=True, help="Gap in mm between cards on the sheets.")
 @click.option("--crop-marks", type=click.Choice(["corners", "lines", "none"]), default="corners", show_default=True, help="Corner marks, full cut lines, or none.")
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True, help="How the printer flips the sheet for the backs.")
@@ -193,9 +193,13 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @click.option("--preset", type=click.Choice(PRESET_NAMES), help="A print target: card size, bleed, PNG size, safe zone, colour and file names of home-a4, home-letter, mpc, printerstudio, tgc or dtc.")
 @click.option("--tts-url", help="Base URL where the tts/ images are hosted (default: file:// URIs of OUT/<game>/tts/).")
 @click.option("--card-thickness", type=float, default=0.30, show_default=True, help="Thickness of one card in mm, for the tuck box.")
+@click.option("--imposition", type=click.Choice(["duplex", "gutterfold", "simplex"]), default="duplex", show_default=True, help="Home sheets: double-sided, fronts and backs folded together, or fronts then backs single-sided.")
+@click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and no full-bleed backgrounds (same geometry).")
+@click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
 def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
-          margin: float, outputs: tuple[str, ...], corner_index: bool, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30) -> None:
+          margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
+          corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30) -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -203,7 +207,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
     from .build import build_game, check_build, make_options, work_units
 
     options = make_options(out_dir, paper, card_size, bleed, gutter, crop_marks, duplex, back_offset, lang,
-                           calibration, allow_overflow, margin, outputs, corner_index)
+                           calibration, allow_overflow, margin, outputs, corner_index, imposition, ink_saver, corner_guides)
     if preset is not None or tts_url is not None or card_thickness != 0.30:
         from .build import with_target
 

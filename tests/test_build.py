@@ -82,14 +82,14 @@ def test_default_build_writes_every_output(built, llll):
 def test_home_sheets(built, llll):
     base, _, _ = built
     reader = PdfReader(str(base / "llll-cards-a4.pdf"))
-    assert len(reader.pages) == 8
+    assert len(reader.pages) == 8 + 1  # 4 front and back sheets, then the card checklist
     for page in reader.pages:
         assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx((210 * PT, 297 * PT), abs=0.01)
     fronts, segs = read_page(reader, reader.pages[0])
     backs, _ = read_page(reader, reader.pages[1])
     assert [card_of(f)[0] for f in fronts] == [c.id for c in llll.cards[:9]]
     for f, b in zip(fronts, backs):
-        assert (b.x, b.y) == pytest.approx((210 - f.x - 63.5, f.y), abs=0.1)
+        assert (b.x, b.y) == pytest.approx((210 - f.x - f.w, f.y), abs=0.1)  # f: the card with its home bleed
     assert all(width >= 0.25 for *_, width in segs)
     _assert_fonts_embedded_and_subset(reader)
     text = reader.pages[0].extract_text()
@@ -212,7 +212,7 @@ def test_options_parsing():
         make_options(back_offset="15,0")
     with pytest.raises(CardgenError, match="--duplex long or --duplex short"):
         make_options(calibration=True, duplex="none")
-    assert BuildOptions().shop_bleed == 3.175 and BuildOptions().sheet_bleed == 0
+    assert BuildOptions().shop_bleed == 3.175 and BuildOptions().sheet_bleed is None  # None: the automatic home bleed
     assert BuildOptions().out_dir.as_posix() == "output"
 
 
@@ -220,7 +220,7 @@ def test_card_size_option_changes_every_output(llll, tmp_path):
     result = build_game(llll, make_options(out=tmp_path, card_size="bridge", outputs=("sheets", "png")))
     reader = PdfReader(str(result.files[0]))
     fronts, _ = read_page(reader, reader.pages[0])
-    assert fronts[0].w == pytest.approx(57.15, abs=0.01)
+    assert fronts[0].w == pytest.approx(57.15 + 2 * result.layout.bleed_x, abs=0.01)  # the form is card + home bleed
     with Image.open(tmp_path / "llll" / "png" / "LL01-front.png") as image:
         assert image.size == (750, 1125)  # (57.15 + 6.35) / 25.4 * 300
 
@@ -232,7 +232,7 @@ def test_cli_build(tmp_path):
     assert (tmp_path / "llll" / "llll-cards-letter.pdf").is_file()
     assert "llll: 32 cards" in result.output
     pdf = pdfium.PdfDocument(str(tmp_path / "llll" / "llll-cards-letter.pdf"))
-    assert len(pdf) == 8 and pdf[0].get_size() == pytest.approx((215.9 * PT, 279.4 * PT), abs=0.01)
+    assert len(pdf) == 8 + 1 and pdf[0].get_size() == pytest.approx((215.9 * PT, 279.4 * PT), abs=0.01)
     pdf.close()
 
 
