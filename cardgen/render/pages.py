@@ -1,4 +1,4 @@
-"""Shared drawing for A4 document pages (playtest sheets, reports): header, footer, text, grids.
+"""Shared drawing for document pages (A4 or Letter) (playtest sheets, reports): header, footer, text, grids.
 
 Sizes are in mm at the call site; the helpers convert. Japanese text is broken with
 `cardgen.text.break_lines`, the same line breaking as the cards.
@@ -36,18 +36,22 @@ class PageWriter:
     y: float = 0.0
 
     font: str = GOTHIC
+    page_w: float = PAGE_W  # points
+    page_h: float = PAGE_H
+    paper: str = "a4"
 
     @classmethod
-    def create(cls, buffer, game: Game, lang: str, document_title: str) -> "PageWriter":
-        """A writer on an A4 canvas set up like every other cardgen PDF (see sheet.new_canvas)."""
-        canvas = new_canvas(buffer, A4_MM, f"{game.title.get(lang)} — {document_title}")
-        writer = cls(canvas, game, lang, document_title)
+    def create(cls, buffer, game: Game, lang: str, document_title: str, paper: str = "a4") -> "PageWriter":
+        """A writer on an A4 or Letter canvas set up like every other cardgen PDF (see sheet.new_canvas)."""
+        size = PAPERS[paper]
+        canvas = new_canvas(buffer, size, f"{game.title.get(lang)} — {document_title}")
+        writer = cls(canvas, game, lang, document_title, page_w=size[0] * mm, page_h=size[1] * mm, paper=paper)
         writer.new_page()
         return writer
 
     @property
     def width(self) -> float:
-        return PAGE_W - 2 * MARGIN
+        return self.page_w - 2 * MARGIN
 
     def new_page(self, heading: str | None = None) -> None:
         if self.page:
@@ -56,10 +60,10 @@ class PageWriter:
         c = self.canvas
         c.setFillColorRGB(*INK)
         c.setFont(self.font, 8)
-        c.drawString(MARGIN, PAGE_H - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}")
-        c.drawRightString(PAGE_W - MARGIN, 8 * mm, str(self.page))
+        c.drawString(MARGIN, self.page_h - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}")
+        c.drawRightString(self.page_w - MARGIN, 8 * mm, str(self.page))
         c.drawString(MARGIN, 8 * mm, f"cardgen · {self.game.id}")
-        self.y = PAGE_H - 18 * mm
+        self.y = self.page_h - 18 * mm
         if heading:
             self.heading(heading)
 

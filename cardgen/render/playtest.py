@@ -21,7 +21,7 @@ from ..io import paths, sandbox
 from ..io.reader import SchemaReader, construct_scalar, display_path, where
 from ..io.schema import Anything, Int, List, Map, Num, OneOf, Spec, Str, Text, validate
 from ..model import Game, Location
-from .pages import INK, MARGIN, PAGE_W, RULE, PageWriter, text_of
+from .pages import INK, MARGIN, RULE, PageWriter, text_of
 
 # --- the shapes of the spec files ----------------------------------------------------------------
 
@@ -177,12 +177,12 @@ def load_playtest(game: Game) -> tuple[dict, dict]:
     return spec, read_spec(feedback_path, FEEDBACK, "feedback form")
 
 
-def build_playtest(game: Game, lang: str) -> bytes:
-    """Render the playtest kit of `game` in `lang` and return the PDF bytes."""
+def build_playtest(game: Game, lang: str, paper: str = "a4") -> bytes:
+    """Render the playtest kit of `game` in `lang` on `paper` (a4 or letter) and return the PDF bytes."""
     spec, feedback = load_playtest(game)
     buffer = io.BytesIO()
     title = {"ja": "プレイテスト・キット", "en": "Playtest kit"}[lang]
-    writer = PageWriter.create(buffer, game, lang, title)
+    writer = PageWriter.create(buffer, game, lang, title, paper)
     first = True
     for sheet in spec.get("sheets", []):
         if not first:
@@ -304,7 +304,7 @@ def _draw_feedback(writer: PageWriter, lang: str, feedback: dict) -> None:
             c.setLineWidth(0.4)
             for _ in range(lines):
                 writer.y -= 8 * mm
-                c.line(MARGIN + 4 * mm, writer.y, PAGE_W - MARGIN, writer.y)
+                c.line(MARGIN + 4 * mm, writer.y, writer.page_w - MARGIN, writer.y)
             writer.y -= 5 * mm
 
 
@@ -370,7 +370,7 @@ def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> 
     back_fields = [name for name in draft.get("back_fields", []) if name in game.field_specs]
     front_fields = [name for name in game.field_specs if name not in back_fields]
     card_w, card_h = card_size_mm(game)
-    layout = compute_layout("a4", card_w, card_h)
+    layout = compute_layout(writer.paper, card_w, card_h)
     c = writer.canvas
     cards = list(game.cards)
     for first in range(0, len(cards), layout.per_sheet):
@@ -380,7 +380,7 @@ def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> 
             writer.new_page()
             c.setFont(writer.font, 7)
             side_word = DRAFT_WORDS["back"][lang] if side == "back" else DRAFT_WORDS["front"][lang]
-            c.drawCentredString(105 * mm, 8 * mm, f"{DRAFT_WORDS['title'][lang]} — {side_word}")  # beside the page footer
+            c.drawCentredString(writer.page_w / 2, 8 * mm, f"{DRAFT_WORDS['title'][lang]} — {side_word}")  # beside the page footer
             for slot, card in enumerate(sheet):
                 x, y = layout.front_position(slot) if side == "front" else layout.back_position(slot, "long")
                 fields = front_fields if side == "front" else back_fields

@@ -408,6 +408,8 @@ class TextBlock(Flowable):
     # -- drawing -----------------------------------------------------------------------
     def draw(self) -> None:
         canv = self.canv
+        if _layout_only(canv):
+            return
         st = self.style
         canv.setFillColorRGB(*st.color)
         inner = self.width - st.left - st.right
@@ -488,6 +490,8 @@ class _TocLine(Flowable):
 
     def draw(self):
         canv = self.canv
+        if _layout_only(canv):
+            return
         self.block.drawOn(canv, 0, 0)
         st = self.style
         last = self.block._lines[-1] if self.block._lines else None
@@ -499,13 +503,15 @@ class _TocLine(Flowable):
         canv.drawRightString(self.width, y, str(self.page))
         canv.setFillColorRGB(0.6, 0.6, 0.6)
         dot = "."
-        dw = pdfmetrics.stringWidth(dot, st.font, st.size) + 2.2
+        gap = 2.2
+        dw = pdfmetrics.stringWidth(dot, st.font, st.size) + gap
         x = x_end + 2
-        # Align the dots on a grid so the leaders of all lines line up.
+        # Align the dots on a grid so the leaders of all lines line up; one string with
+        # character spacing puts the dots where one drawString per dot did.
         x = (int(x / dw) + 1) * dw
-        while x < x_num - dw:
-            canv.drawString(x, y, dot)
-            x += dw
+        count = max(0, math.ceil((x_num - dw - x) / dw))
+        if count:
+            canv.drawString(x, y, dot * count, charSpace=gap)
         canv.linkRect("", self.key, (0, 0, self.width, self.height), relative=1, thickness=0)
 
 
@@ -721,6 +727,8 @@ class Figure(Flowable):
 
     def draw(self) -> None:
         canv = self.canv
+        if _layout_only(canv):
+            return
         label_size = max(min(0.15 * self.unit, 7.5), 5.5)
         for item in self.spec["items"]:
             kind = item["type"]
@@ -967,6 +975,8 @@ def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str,
     gothic, _ = fonts
 
     def decorate(canv: Canvas, doc: BaseDocTemplate) -> None:
+        if _layout_only(canv):
+            return
         w, h = doc.pagesize
         number = canv.getPageNumber()
         canv.saveState()
@@ -988,10 +998,35 @@ def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str,
 class _Canvas(Canvas):
     """A canvas whose initial font is an embedded one (never the non-embedded Helvetica)."""
 
+    layout_only = False
+
     def __init__(self, *args, **kwargs):
         kwargs["initialFontName"] = register_fonts()[0]
         kwargs["initialFontSize"] = 9
         super().__init__(*args, **kwargs)
+
+
+class _LayoutCanvas(_Canvas):
+    """The canvas of multiBuild's first pass, which only finds where headings fall and how many
+    pages there are: that pass is never the one saved (the page total is unknown until it
+    ends), so our flowables skip their drawing on it (see `_layout_only`)."""
+
+    layout_only = True
+
+
+def _layout_only(canv) -> bool:
+    return getattr(canv, "layout_only", False)
+
+
+def _canvas_maker() -> Callable:
+    """multiBuild's canvasmaker: a layout-only canvas for the first pass, real ones after."""
+    made = []
+
+    def make(*args, **kwargs):
+        made.append(None)
+        return (_LayoutCanvas if len(made) == 1 else _Canvas)(*args, **kwargs)
+
+    return make
 
 
 class _Builder:
@@ -1642,12 +1677,14 @@ def appendix_flowables(game: Game, lang: str) -> list[Flowable]:
 
 # ============================================================================ public API
 
-def build_rulebook(game: Game, lang: str) -> bytes:
-    """Render the rulebook of `game` in `lang` ("ja" or "en") as PDF bytes (byte-identical across runs)."""
+def build_rulebook(game: Game, lang: str, paper: str | None = None) -> bytes:
+    """Render the rulebook of `game` in `lang` ("ja" or "en") as PDF bytes (byte-identical across runs).
+
+    `paper` ("a4" or "letter", from `cardgen build --paper`) overrides the style's page size."""
     builder = _Builder(game, lang)
     style = builder.style
     page = style["page"]
-    pagesize = {"A4": A4, "LETTER": letter}[str(page.get("size", "A4")).upper()]
+    pagesize = {"A4": A4, "LETTER": letter}[str(paper or page.get("size", "A4")).upper()]
     buf = io.BytesIO()
     title = f"{game.title.get(lang)} — {'ルールブック' if lang == 'ja' else 'Rulebook'}"
     doc = _DocTemplate(
@@ -1664,7 +1701,7 @@ def build_rulebook(game: Game, lang: str) -> bytes:
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=decorate)])
     story = [total] + builder.flowables(doc.width)
     try:
-        doc.multiBuild(story, canvasmaker=_Canvas, maxPasses=10)
+        doc.multiBuild(story, canvasmaker=_canvas_maker(), maxPasses=10)
     except _PlatypusLayoutError as exc:
         raise DataError([Problem(Location(builder.shown, 1, 1),
                                  f"a block of the rules text does not fit on a page ({str(exc)[:200]}); "

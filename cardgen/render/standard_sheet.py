@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from reportlab.lib import colors
-from reportlab.lib.pagesizes import A4
+from reportlab.lib.pagesizes import A4, letter
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table, TableStyle
@@ -608,16 +608,17 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, Sty
 
 # --- the sheet --------------------------------------------------------------------------------
 
-def build_standard_sheet(game: Game, lang: str) -> bytes:
-    """The reference sheet as A4 PDF bytes; the same inputs give the same bytes."""
+def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
+    """The reference sheet as A4 (or Letter) PDF bytes; the same inputs give the same bytes."""
     if lang not in ("ja", "en"):
         raise ValueError(f"language must be ja or en, not {lang!r}")
     report = require_mapping(game)
     gothic, _ = register_fonts()
     title = f"{game.title.get(lang)} — {_w('title', lang)}"
+    pagesize = letter if paper == "letter" else A4
     buffer = io.BytesIO()
     doc = SimpleDocTemplate(
-        buffer, pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + 4 * mm,
+        buffer, pagesize=pagesize, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + 4 * mm,
         title=title, author="cardgen", subject=f"{game.id} standard-deck mapping", creator="cardgen", invariant=1,
         initialFontName=gothic, initialFontSize=9, initialLeading=12,  # never a non-embedded standard font
         lang=lang,
@@ -628,7 +629,7 @@ def build_standard_sheet(game: Game, lang: str) -> bytes:
         canvas.setFont(gothic, 7.5)
         canvas.setFillColor(GREY)
         canvas.drawString(MARGIN, MARGIN, f"{game.title.get(lang)} — {_w('title', lang)}")
-        canvas.drawRightString(A4[0] - MARGIN, MARGIN, str(document.page))
+        canvas.drawRightString(pagesize[0] - MARGIN, MARGIN, str(document.page))
         canvas.restoreState()
 
     story = mapping_appendix_flowables(game, lang, heading=title, report=report)
