@@ -88,8 +88,8 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
             click.echo(f"{report.game_id}: {'ok' if report.ok else 'FAILED'} ({report.summary})")
             for result in report.results:
                 mark = "ok  " if result.ok else "FAIL"
-                where = f" ({result.location})" if result.location and not result.ok else ""
-                click.echo(f"  {mark} {result.id}: {result.message}{where}")
+                where = f"{result.location}: " if result.location and not result.ok else ""
+                click.echo(f"  {mark} {result.id}: {where}{result.message}")
     if not all(r.ok for r in reports):
         sys.exit(1)
 

@@ -29,8 +29,7 @@ def test_report_spec_with_an_unknown_policy_fails_check_at_its_file(game_copy):
     (folder / "templates" / "report.yaml").write_text(text.replace("policies: [greedy]", "policies: [grreedy]", 1), encoding="utf-8")
     code, output = _check(folder)
     assert code == 1
-    assert "FAIL build: report.yaml: run" in output and "'grreedy'" in output
-    assert "game.yaml:1:1" in output
+    assert "game.yaml:1:1: report.yaml: run" in output and "'grreedy'" in output
 
 
 def test_report_spec_typo_fails_check_at_its_line(game_copy):
@@ -56,3 +55,17 @@ def test_sandbox_refuses_internals_even_where_undefined_names_are_lenient():
     assert sandbox.render("[{{ missing }}]", {}, Location("layout.yaml", 3, 5), strict=False) == "[]"
     with pytest.raises(DataError, match=r"layout.yaml:3:5: .*'__init__'.* not allowed"):
         sandbox.render("{{ cycler.__init__ }}", {}, Location("layout.yaml", 3, 5), strict=False)
+
+
+def test_undefined_name_passed_to_a_rulebook_directive_is_a_message_at_its_line(game_copy):
+    """Found by the fuzz run (alice-5085): a directive receives an undefined name as an argument
+    and runs only after the text is rendered; its error must still name the rules line."""
+    folder = game_copy("alice")
+    rules = folder / "rules.en.md"
+    lines = rules.read_text(encoding="utf-8").split("\n")
+    lines.insert(2, "{{ card_table(labels=no_such_labels) }}")
+    rules.write_text("\n".join(lines), encoding="utf-8")
+    code, output = _check(folder)
+    assert code == 1
+    assert "rules.en.md:3:1:" in output and "no_such_labels" in output
+    assert "Traceback" not in output and "internal error" not in output

@@ -1561,8 +1561,9 @@ class _Builder:
                 story.extend(self.block(block))
             except DataError:
                 raise
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError, RecursionError) as exc:
-                # A directive's error is at the line that calls it; other blocks' lines are in the rendered text.
+            except sandbox.RUNTIME_ERRORS as exc:
+                # A directive runs after the text is rendered (an undefined name passed to it fails only now);
+                # its error is at the line that calls it; other blocks' lines are in the rendered text.
                 line = self.directives[block.index][1] if block.kind == "directive" else block.line
                 message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc) or type(exc).__name__
                 raise DataError([Problem(Location(self.shown, line, 1),
