@@ -192,11 +192,13 @@ def m_remove_key(rng, data):
 
 
 def m_control(rng, data):
-    text = data.decode("utf-8", "surrogatepass")
-    pos = rng.randrange(len(text) + 1)
+    # Work on bytes: an earlier mutation may have left invalid UTF-8 that no codec round-trips.
+    # Insert at a character boundary (never before a UTF-8 continuation byte).
+    starts = [i for i in range(len(data) + 1) if i == len(data) or not 0x80 <= data[i] <= 0xBF]
+    pos = rng.choice(starts)
     ch = rng.choice(CONTROL_CHARS)
-    out = (text[:pos] + ch + text[pos:]).encode("utf-8", "surrogatepass")
-    line = text[:pos].count("\n") + 1
+    out = data[:pos] + ch.encode("utf-8", "surrogatepass") + data[pos:]
+    line = data[:pos].count(b"\n") + 1
     return out, f"line {line}: insert control {ch.encode('unicode_escape').decode()}"
 
 
