@@ -8,7 +8,7 @@ import random
 import pytest
 
 from cardgen.engine import llll
-from cardgen.engine.core import TERMINAL, IllegalAction
+from cardgen.engine.core import TERMINAL, IllegalAction, apply_moves, play as play_game, resolve_chance
 from cardgen.engine.harness import random_game, random_sim_sweep
 from cardgen.load import load_game
 
@@ -27,39 +27,37 @@ def rules_for(game, players=3):
     return llll.Rules(game, players)
 
 
-def take_out(state, card):
-    """Remove a card from whatever zone holds it (tests then put it somewhere else)."""
-    for zone in (state.deck, state.aside, *state.allies, *state.scores):
-        if card in zone:
-            zone.remove(card)
-            return
-    if card in state.castle:
-        state.castle[state.castle.index(card)] = None
-        return
-    raise AssertionError(f"{card} not found")
+def legal(state):
+    """The legal actions as plain tuples (kind, *args), e.g. ("use", "LL01", 2)."""
+    return [(a.kind, *a.args) for a in state.legal_actions()]
 
 
-def ally_state(game, allies, scores=None, players=3, ap=None, current=0):
-    """A state in round 1's ally phase with the given allies and score cards per seat."""
-    state = llll.Rules(game, players).new_state(random.Random(7))
-    for seat, cards in allies.items():
-        for card in cards:
-            take_out(state, card)
-            state.allies[seat].append(card)
-    for seat, cards in (scores or {}).items():
-        for card in cards:
-            take_out(state, card)
-            state.scores[seat].append(card)
-    # Whatever stays in the castle goes back to the deck so that every card stays in one zone.
-    for i, card in enumerate(state.castle):
-        if card is not None:
-            state.deck.insert(0, card)
-            state.castle[i] = None
-    state._deal_castle()
+def dealt(rules, order):
+    """A new game from a stacked deck, with the forced set-aside and castle draws made."""
+    state = rules.new_initial_state(order)
+    resolve_chance(state, random.Random(0))
+    state.check_invariants()
+    return state
+
+
+def ally_state(game, allies, scores=None, players=3, ap=None, current=0, tapped=(), round=1, castle=True):
+    """A position in an ally phase with the given allies and score cards per seat (0-based
+    here, numbered from 1 in the position); the next round's castle is dealt from the unused
+    cards (its last slot face down), every other card is in the deck."""
+    used = {c for cards in allies.values() for c in cards} | {c for cards in (scores or {}).values() for c in cards}
+    free = [c.id for c in game.cards if c.id not in used]
+    position = {
+        "game": "llll", "players": players, "phase": "ally", "to_act": current + 1,
+        "zones": {"allies": {s + 1: list(c) for s, c in allies.items()},
+                  "scores": {s + 1: list(c) for s, c in (scores or {}).items()},
+                  "tapped": list(tapped)},
+        "counters": {"round": round},
+    }
+    if castle:
+        position["zones"]["castle"] = free[:players]
     if ap:
-        state.ap = list(ap)
-    state.phase = llll.ALLY
-    state.current = current
+        position["counters"]["ap"] = list(ap)
+    state = llll.Rules(game, players).from_position(position)
     state.check_invariants()
     return state
 
@@ -74,7 +72,7 @@ def play(state, *actions):
 
 def test_setup_three_players(game):
     rules = rules_for(game, 3)
-    state = rules.new_state(random.Random(1))
+    state = resolve_chance(rules.new_initial_state(), random.Random(1))
     assert len(state.aside) == game.param("set_aside_unseen")[3] == 8
     assert all(c is not None for c in state.castle) and len(state.castle) == 3
     assert sum(state.hidden) == game.param("castle_face_down") == 1
@@ -85,13 +83,13 @@ def test_setup_three_players(game):
 
 
 def test_setup_four_players_sets_nothing_aside(game):
-    state = rules_for(game, 4).new_state(random.Random(1))
+    state = resolve_chance(rules_for(game, 4).new_initial_state(), random.Random(1))
     assert state.aside == [] and len(state.castle) == 4 and len(state.deck) == 28
 
 
 def test_deck_order_stacks_the_deck(game):
     order = [c.id for c in game.cards]
-    state = rules_for(game, 3).new_state(random.Random(0), deck_order=order)
+    state = dealt(rules_for(game, 3), order)
     assert state.aside == order[:8]
     assert state.castle == order[8:11]
     assert state.hidden == [False, False, True]
@@ -119,14 +117,14 @@ def test_unknown_card_type_is_refused(game):
 
 def test_auction_outbid_pass_pay_and_next_parent(game):
     order = [c.id for c in game.cards]
-    state = rules_for(game, 3).new_state(random.Random(0), deck_order=order)
+    state = dealt(rules_for(game, 3), order)
     card0 = state.castle[0]
-    assert state.legal_actions() == [("pick", 0), ("pick", 1), ("pick", 2)]
+    assert legal(state) == [("pick", 0), ("pick", 1), ("pick", 2)]
     play(state, ("pick", 0))
-    assert state.legal_actions() == [("bid", n) for n in range(11)]
+    assert legal(state) == [("bid", n) for n in range(11)]
     play(state, ("bid", 2))
     assert state.current_player() == 1
-    assert state.legal_actions() == [("bid", n) for n in range(3, 11)] + [("pass",)]
+    assert legal(state) == [("bid", n) for n in range(3, 11)] + [("pass",)]
     with pytest.raises(IllegalAction):
         state.apply(("bid", 2))            # must outbid
     with pytest.raises(IllegalAction):
@@ -147,17 +145,20 @@ def test_auction_outbid_pass_pay_and_next_parent(game):
     play(state, ("ally",))
     # The last player takes the last card for 0 without an auction.
     assert state.phase == llll.TAKE and state.current_player() == 2 and state.slot == 1
-    assert state.legal_actions() == [("ally",), ("score",)]
+    assert legal(state) == [("ally",), ("score",)]
     play(state, ("ally",))
     assert state.ap == [6, 10, 10]
-    # Ally phase: a new castle is dealt first; the last winner (seat 3) starts.
+    # Ally phase: a new castle is dealt first (chance: forced draws from the stacked deck);
+    # the last winner (seat 3) starts.
+    assert state.phase == llll.DEAL and state.is_chance_node()
+    resolve_chance(state, random.Random(0))
     assert state.phase == llll.ALLY and all(c is not None for c in state.castle)
     assert state.current_player() == 2
 
 
 def test_next_parent_skips_players_who_already_won(game):
     order = [c.id for c in game.cards]
-    state = rules_for(game, 4).new_state(random.Random(0), deck_order=order)
+    state = dealt(rules_for(game, 4), order)
     play(state, ("pick", 0), ("bid", 1), ("pass",), ("pass",), ("pass",), ("ally",))   # seat 1 wins
     assert state.current_player() == 1
     play(state, ("pick", 1), ("bid", 0), ("pass",), ("pass",))   # seats 3, 4 pass; seat 1 is skipped
@@ -173,15 +174,18 @@ def test_next_parent_skips_players_who_already_won(game):
 
 def test_a_player_who_cannot_outbid_passes_by_himself(game):
     order = [c.id for c in game.cards]
-    state = rules_for(game, 3).new_state(random.Random(0), deck_order=order)
-    state.ap = [10, 3, 10]
+    castle = order[8:11]
+    state = rules_for(game, 3).from_position({"game": "llll", "players": 3, "phase": "pick", "to_act": 1,
+                                              "zones": {"set_aside": order[:8], "castle": castle},
+                                              "decks": {"deck": order[11:]}, "counters": {"ap": [10, 3, 10]}})
+    assert state.castle == castle and state.hidden == [False, False, True]
     play(state, ("pick", 0), ("bid", 3))
     assert state.current_player() == 2       # seat 2 has 3 AP: cannot outbid 3
 
 
 def test_hidden_card_is_seen_only_by_its_winner(game):
     order = [c.id for c in game.cards]
-    state = rules_for(game, 3).new_state(random.Random(0), deck_order=order)
+    state = dealt(rules_for(game, 3), order)
     hidden = state.castle[2]
     assert "face-down" in state.describe(("pick", 2))
     play(state, ("pick", 2), ("bid", 0), ("pass",), ("pass",), ("score",))
@@ -189,8 +193,10 @@ def test_hidden_card_is_seen_only_by_its_winner(game):
     assert hidden in state.scores[0] and hidden in state.secret
     # The greedy bot counts another player's secret score card as an average card.
     bot = llll.GreedyPolicy(state.rules)
-    assert bot.known_points(state, 0, 1) == pytest.approx(bot.mean_vp + state.ap[0] // 3)
-    assert bot.known_points(state, 0, 0) == state.points(0)
+    seen_by_2, seen_by_1 = llll._Seen(state.observation(1)), llll._Seen(state.observation(0))
+    assert bot.known_points(seen_by_2, 0) == pytest.approx(bot.mean_vp + state.ap[0] // 3)
+    assert bot.known_points(seen_by_1, 0) == state.points(0) - state.rules.vp[hidden] + bot.mean_vp
+    assert seen_by_1.my_secret == [hidden]
 
 
 # --- the ally phase -----------------------------------------------------------------------
@@ -200,7 +206,7 @@ def test_priest_and_maid_gain_action_points(game, ids):
     play(state, ("use", ids["priest"][0]))
     assert state.ap[0] == 10 + game.param("ability_action_points")["priest"] == 12
     assert ids["priest"][0] in state.tapped
-    state.current = 0
+    assert state.current_player() == 0          # seats 2 and 3 have no ally: they passed by themselves
     play(state, ("use", ids["maid"][0]))
     assert state.ap[0] == 13
 
@@ -225,7 +231,7 @@ def test_princess_wins_on_second_use_of_the_same_card(game, ids):
     state = ally_state(game, {0: [princess, general], 1: [ids["maid"][0]], 2: [ids["maid"][1]]})
     play(state, ("use", princess))
     play(state, ("use", ids["maid"][0]), ("use", ids["maid"][1]))
-    assert ("use", general, princess) in state.legal_actions()
+    assert ("use", general, princess) in legal(state)
     play(state, ("use", general, princess))
     assert princess not in state.tapped
     assert state.current_player() == 0
@@ -239,7 +245,7 @@ def test_two_different_princesses_do_not_combine(game, ids):
     p1, p2 = ids["princess"]
     state = ally_state(game, {0: [p1, p2]})
     play(state, ("use", p1))
-    state.current = 0
+    assert state.current_player() == 0
     play(state, ("use", p2))
     assert not state.is_terminal()
 
@@ -254,21 +260,20 @@ def test_princess_uses_reset_each_round(game, ids):
 def test_knight_taps_any_untapped_ally(game, ids):
     knight, priest, general = ids["knight"][0], ids["priest"][0], ids["general"][0]
     state = ally_state(game, {0: [knight], 1: [priest, general]})
-    legal = state.legal_actions()
-    assert ("use", knight, priest) in legal and ("use", knight, knight) not in legal
+    actions = legal(state)
+    assert ("use", knight, priest) in actions and ("use", knight, knight) not in actions
     play(state, ("use", knight, priest))
     assert priest in state.tapped
-    assert ("use", priest) not in state.legal_actions()
+    assert ("use", priest) not in legal(state)
 
 
 def test_general_untaps_any_tapped_ally_including_an_opponents(game, ids):
     general, priest = ids["general"][0], ids["priest"][0]
-    state = ally_state(game, {0: [general, ids["maid"][0]], 1: [priest, ids["maid"][1]]})
-    state.tapped.add(priest)
-    assert ("use", general, priest) in state.legal_actions()
+    state = ally_state(game, {0: [general, ids["maid"][0]], 1: [priest, ids["maid"][1]]}, tapped=[priest])
+    assert ("use", general, priest) in legal(state)
     play(state, ("use", general, priest))
     assert priest not in state.tapped
-    assert ("use", priest) in state.legal_actions()   # seat 2 may use her again
+    assert ("use", priest) in legal(state)   # seat 2 may use her again
 
 
 def test_revived_ally_of_a_passed_player_cannot_be_used(game, ids):
@@ -285,10 +290,9 @@ def test_revived_ally_of_a_passed_player_cannot_be_used(game, ids):
 
 def test_magician_turns_another_ally_into_score(game, ids):
     magician, maid = ids["magician"][0], ids["maid"][0]
-    state = ally_state(game, {0: [magician, maid], 1: [ids["maid"][1]]})
-    state.tapped.add(maid)
-    legal = state.legal_actions()
-    assert ("use", magician, magician) not in legal and ("use", magician, maid) in legal
+    state = ally_state(game, {0: [magician, maid], 1: [ids["maid"][1]]}, tapped=[maid])
+    actions = legal(state)
+    assert ("use", magician, magician) not in actions and ("use", magician, maid) in actions
     play(state, ("use", magician, maid))
     assert maid in state.scores[0] and maid not in state.allies[0] and maid not in state.tapped
 
@@ -297,14 +301,14 @@ def test_noble_the_chosen_player_chooses_which_score_card(game, ids):
     noble = ids["noble"][0]
     low, high = ids["maid"][0], ids["princess"][0]
     state = ally_state(game, {0: [noble], 1: [ids["maid"][1]]}, scores={1: [low, high]})
-    assert [a for a in state.legal_actions() if a[0] == "use"] == [("use", noble, 0), ("use", noble, 1), ("use", noble, 2)]
+    assert [a for a in legal(state) if a[0] == "use"] == [("use", noble, 0), ("use", noble, 1), ("use", noble, 2)]
     play(state, ("use", noble, 1))
     assert state.phase == llll.NOBLE and state.current_player() == 1
-    assert state.legal_actions() == sorted([("reveal", low), ("reveal", high)])
+    assert legal(state) == sorted([("reveal", low), ("reveal", high)])
     play(state, ("reveal", low))
     assert low in state.allies[1] and low not in state.tapped and state.scores[1] == [high]
     assert state.current_player() == 1 and state.phase == llll.ALLY   # seat 2's turn after seat 1's
-    assert ("use", low) in state.legal_actions()     # untapped: usable on its owner's turn
+    assert ("use", low) in legal(state)     # untapped: usable on its owner's turn
 
 
 def test_noble_with_one_or_no_score_card(game, ids):
@@ -330,9 +334,9 @@ def test_fortune_teller_peeks_at_the_face_down_castle_card(game, ids):
 # --- end of the game ----------------------------------------------------------------------
 
 def finished(game, scores, ap):
-    state = ally_state(game, {}, scores=dict(enumerate(scores)), ap=ap)
-    state.phase = llll.OVER
-    state.current = TERMINAL
+    """The last round's ally phase with nobody holding an ally: everyone passes and it ends."""
+    state = ally_state(game, {}, scores=dict(enumerate(scores)), ap=ap, round=game.param("rounds"), castle=False)
+    assert state.is_terminal() and state.current_player() == TERMINAL
     return state
 
 
@@ -369,9 +373,9 @@ def test_seeded_determinism(game):
     a, _ = random_game(rules, 99)
     b, _ = random_game(rules, 99)
     assert a.history == b.history and a.result() == b.result()
-    replayed = rules.new_state(random.Random(99))
-    for action in a.history:
-        replayed.apply(action)
+    replayed = rules.new_initial_state()
+    apply_moves(replayed, a.history)           # automatic moves in the list are checked, not re-applied
+    assert replayed.history == a.history
     assert replayed.result() == a.result()
 
 
@@ -393,10 +397,7 @@ def test_greedy_beats_random(game):
     wins = 0
     for seed in range(150):
         policies = [llll.GreedyPolicy(rules)] + [llll.RandomPolicy(rules)] * 2
-        state = rules.new_state(random.Random(seed))
-        rng = random.Random(-seed)
-        while not state.is_terminal():
-            state.apply(policies[state.current_player()].choose(state, rng))
+        state = play_game(rules.new_initial_state(), policies, random.Random(seed), random.Random(-seed))
         wins += state.result().winners == (0,)
     assert wins > 150 / 3
 
