@@ -9,7 +9,7 @@ import pytest
 from cardgen.checks import check_game
 from cardgen.engine import llll
 from cardgen.engine.bots import FirstPolicy, RandomPolicy, make_policy
-from cardgen.engine.core import GameResult, IllegalAction, check_deck_order
+from cardgen.engine.core import GameResult, IllegalAction, check_deck_order, choose, play, resolve_chance
 from cardgen.engine.harness import _sweep_one, random_game
 from cardgen.engine.simulate import game_seed, percentile, wilson
 from cardgen.load import load_game
@@ -39,9 +39,11 @@ def test_check_deck_order(game):
 
 def test_apply_refuses_illegal_actions_and_actions_after_the_end(game):
     rules = llll.Rules(game, 3)
-    state = rules.new_state(random.Random(0))
+    state = resolve_chance(rules.new_initial_state(), random.Random(0))
     with pytest.raises(IllegalAction, match="not legal for seat 0"):
         state.apply(("bid", 3))
+    with pytest.raises(IllegalAction, match="not legal for chance"):
+        rules.new_initial_state().apply("pass")
     state, _ = random_game(rules, 1)
     with pytest.raises(IllegalAction, match="after the end"):
         state.apply(("pass",))
@@ -49,10 +51,12 @@ def test_apply_refuses_illegal_actions_and_actions_after_the_end(game):
 
 def test_policies(game):
     rules = llll.Rules(game, 3)
-    state = rules.new_state(random.Random(0))
+    state = resolve_chance(rules.new_initial_state(), random.Random(0))
     rng = random.Random(1)
-    assert RandomPolicy(rules).choose(state, rng) in state.legal_actions()
-    assert FirstPolicy(rules).choose(state, rng) == state.legal_actions()[0]
+    legal = state.legal_actions()
+    assert RandomPolicy(rules).choose(None, legal, rng) in legal
+    assert FirstPolicy(rules).choose(None, legal, rng) == legal[0]
+    assert choose(make_policy(llll, "greedy", rules), state, 0, rng) in legal
     assert make_policy(llll, "greedy", rules).name == "greedy"
     with pytest.raises(KeyError, match="no policy 'clever'"):
         make_policy(llll, "clever", rules)
@@ -60,11 +64,13 @@ def test_policies(game):
 
 def test_policies_do_not_touch_the_game_rng(game):
     rules = llll.Rules(game, 3)
-    state = rules.new_state(random.Random(0))
-    before = state.rng.getstate()
+    # Chance comes from its own source: the same seed gives the same deal whatever the policies do.
+    deals = []
     for name in ("random", "greedy"):
-        make_policy(llll, name, rules).choose(state, random.Random(3))
-    assert state.rng.getstate() == before
+        chance = random.Random(0)
+        state = play(rules.new_initial_state(), [make_policy(llll, name, rules)] * 3, chance, random.Random(3))
+        deals.append([str(a) for a in state.history if a.kind == "draw"][:11])
+    assert deals[0] == deals[1]
 
 
 def test_summary_is_plain_data(game):
@@ -76,9 +82,9 @@ def test_summary_is_plain_data(game):
 # --- the harness --------------------------------------------------------------------------
 
 class LosesACard(llll.Rules):
-    def new_state(self, rng, deck_order=None):
-        state = super().new_state(rng, deck_order)
-        state.aside.pop()
+    def new_initial_state(self, deck_order=None):
+        state = super().new_initial_state(deck_order)
+        state.deck.remove(state.deck.cards()[0])
         return state
 
 
@@ -92,8 +98,8 @@ class NarrowScores(llll.Rules):
 
 
 class Crashes(llll.Rules):
-    def new_state(self, rng, deck_order=None):
-        state = super().new_state(rng, deck_order)
+    def new_initial_state(self, deck_order=None):
+        state = super().new_initial_state(deck_order)
 
         def broken(action):
             raise ZeroDivisionError("boom")
