@@ -18,6 +18,8 @@ The same inputs give byte-identical PDFs.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -283,20 +285,23 @@ def work_units(game: Game, options: BuildOptions) -> int:
     return per_card * game.total
 
 
-def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None] | None = None) -> BuildResult:
+def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None] | None = None,
+               lock: bool = True) -> BuildResult:
     """Render and write the selected outputs of one game; return what was written.
 
     Raises CardgenError, before writing anything, for an impossible layout or (unless
     `allow_overflow`) text that overflows its box on any card, listing the cards. Holds a lock
-    on OUT/ while writing, so two builds into one folder never interleave their files.
+    on OUT/ while writing, so two builds into one folder never interleave their files
+    (`lock=False`: the caller holds it and has removed stale temporary files, see `build_games`).
     """
     step = progress or (lambda n: None)
     rendered = _render(game, options, step)
     result = rendered.result
     outputs = set(options.outputs)
     base = result.out_dir
-    with output_lock(options.out_dir):
-        _remove_temp_files(base)
+    with output_lock(options.out_dir) if lock else contextlib.nullcontext():
+        if lock:
+            _remove_temp_files(base)
         for path, data in rendered.pending:
             result.files.append(_write(options.out_dir, path, data))
         if rendered.shop is not None and outputs & {"png", "tts"}:
@@ -346,6 +351,168 @@ def _png_names(labels, target) -> dict[str, str]:
             continue
         out[f"{safe_name(card_id)}-{side}.png"] = png_file_name(target, number, safe_name(card_id), side)
     return out
+
+
+# --- parallel builds ------------------------------------------------------------------------------
+#
+# `build_games` splits every game into tasks by output kind and runs them in worker processes:
+# the home sheets; the print-shop PDF with the PNGs and TTS images rasterised from it (one task,
+# so they come from the very PDF a serial build uses) and the calibration page; the rulebooks;
+# the other documents.  Each task is `build_game` (or `_render`) of the game with those outputs,
+# so the files are byte-identical to a single-process build.  The deck tasks check the card
+# text themselves before they write; the document tasks render in memory and the parent writes
+# them only when every task of the game has passed, so an overflowing card still writes nothing
+# of its game.  The parent holds the OUT/ lock throughout; workers ignore SIGINT (the parent
+# stops them on Ctrl-C) and send their progress through a queue.
+
+# Rough CPU cost per card of each deck output, and of a document, in ms: biggest tasks first.
+_COST_PER_CARD_MS = {"sheets": 1.6, "shop": 1.2, "png": 13.0, "tts": 5.5}
+_COST_DOCUMENT_MS = {"rules": 400.0}
+_DECK_GROUPS = (("sheets",), ("shop", "png", "tts"))
+_RULES_GROUP = ("rules",)
+
+
+def default_workers() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class _Task:
+    game_index: int
+    order: int  # the task's place in its game (its files come in this order)
+    options: BuildOptions
+    deferred: bool  # documents: rendered in the worker, written by the parent
+    cost: float
+
+
+def _tasks(games: list[Game], options: BuildOptions) -> list[_Task]:
+    tasks = []
+    for gi, game in enumerate(games):
+        wanted = set(options.outputs)
+        groups = [tuple(o for o in group if o in wanted) for group in _DECK_GROUPS]
+        groups.append(tuple(o for o in _RULES_GROUP if o in wanted))
+        taken = {o for group in groups for o in group}
+        groups.append(tuple(o for o in options.outputs if o not in taken))
+        # The calibration page goes with the print-shop task when there is one (its file comes
+        # right after the print-shop PDF), else with the first task.
+        calibration_at = 1 if groups[1] else next(i for i, g in enumerate(groups) if g)
+        for order, group in enumerate(groups):
+            if not group:
+                continue
+            cost = sum(_COST_PER_CARD_MS.get(o, 0.0) * game.total for o in group)
+            cost += sum(_COST_DOCUMENT_MS.get(o, 100.0) for o in group if o not in _COST_PER_CARD_MS)
+            sub = replace(options, outputs=group, calibration=options.calibration and order == calibration_at)
+            tasks.append(_Task(gi, order, sub, deferred=order >= len(_DECK_GROUPS), cost=cost))
+    return tasks
+
+
+_progress_queue = None
+
+
+def _init_build_worker(queue) -> None:
+    # Ctrl-C goes to the whole process group: only the parent handles it (it terminates the
+    # pool), so workers ignore it instead of each printing a KeyboardInterrupt traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    global _progress_queue
+    _progress_queue = queue
+
+
+def _run_task(game: Game, task: _Task):
+    queue = _progress_queue
+    step = (lambda n: queue.put(n)) if queue is not None else (lambda n: None)
+    if task.deferred:
+        rendered = _render(game, task.options, step)
+        return rendered.result, rendered.pending
+    return build_game(game, task.options, step, lock=False), []
+
+
+def _merge(parts: list[BuildResult]) -> BuildResult:
+    """One game's result from its tasks' results (in task order), as a serial build returns it."""
+    first = parts[0]
+    merged = BuildResult(first.game_id, first.out_dir, cards=first.cards)
+    merged.files = [f for p in parts for f in p.files if f.suffix == ".pdf"] + [f for p in parts for f in p.files if f.suffix != ".pdf"]
+    merged.layout = next((p.layout for p in parts if p.layout is not None), None)
+    merged.sheets = next((p.sheets for p in parts if p.sheets), 0)
+    merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
+    return merged
+
+
+def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable[[int], None] | None = None,
+                workers: int | None = None) -> list[BuildResult]:
+    """`build_game` for every game, in `workers` processes (default: all cores; 1: in this one).
+
+    The files are byte-identical whatever the number of workers.  Raises the first failing
+    game's CardgenError (in the order of `games`) after every task has finished.
+    """
+    games = list(games)
+    step = progress or (lambda n: None)
+    workers = default_workers() if workers is None else workers
+    tasks = _tasks(games, options)
+    if workers <= 1 or len(tasks) <= 1:
+        return [build_game(game, options, step) for game in games]
+    import multiprocessing
+
+    context = multiprocessing.get_context()
+    queue = context.SimpleQueue()
+    parts: dict[int, dict[int, tuple]] = {gi: {} for gi in range(len(games))}
+    errors: dict[tuple[int, int], BaseException] = {}
+    needed = {gi: sum(1 for t in tasks if t.game_index == gi) for gi in range(len(games))}
+    results: dict[int, BuildResult] = {}
+
+    def drain() -> None:
+        while not queue.empty():
+            step(queue.get())
+
+    def finish(gi: int) -> None:
+        """Every task of game gi has passed: write its documents, merge its results."""
+        done = [parts[gi][k] for k in sorted(parts[gi])]
+        for result, pending in done:
+            for path, data in pending:
+                result.files.append(_write(options.out_dir, path, data))
+        results[gi] = _merge([result for result, _ in done])
+
+    with output_lock(options.out_dir):
+        for game in games:
+            _remove_temp_files(options.out_dir / game.id)
+        pool = context.Pool(min(workers, len(tasks)), _init_build_worker, (queue,))
+        try:
+            ordered = sorted(tasks, key=lambda t: -t.cost)
+            running = [(t, pool.apply_async(_run_task, (games[t.game_index], t))) for t in ordered]
+            while running:
+                drain()
+                still = []
+                for task, handle in running:
+                    if not handle.ready():
+                        still.append((task, handle))
+                        continue
+                    try:
+                        parts[task.game_index][task.order] = handle.get()
+                    except Exception as exc:  # reported below, in game order, once every task is done
+                        errors[(task.game_index, task.order)] = exc
+                        continue
+                    gi = task.game_index
+                    if len(parts[gi]) == needed[gi] and not any(k[0] == gi for k in errors):
+                        drain()
+                        finish(gi)
+                if still and len(still) == len(running):
+                    still[0][1].wait(0.05)
+                running = still
+            drain()
+        except BaseException:  # KeyboardInterrupt above all: stop the workers now, then let it rise
+            pool.terminate()
+            pool.join()
+            raise
+        pool.close()
+        pool.join()
+    if errors:
+        raise errors[min(errors)]
+    return [results[gi] for gi in range(len(games))]
 
 
 @dataclass

@@ -196,15 +196,17 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @click.option("--imposition", type=click.Choice(["duplex", "gutterfold", "simplex"]), default="duplex", show_default=True, help="Home sheets: double-sided, fronts and backs folded together, or fronts then backs single-sided.")
 @click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and no full-bleed backgrounds (same geometry).")
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
+@click.option("--workers", "-j", type=click.IntRange(min=1), help="Processes building games and outputs in parallel (default: all cores); the files do not depend on it.")
 def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
-          corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30) -> None:
+          corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
+          workers: int | None = None) -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
     """
-    from .build import build_game, check_build, make_options, work_units
+    from .build import build_games, check_build, make_options, work_units
 
     options = make_options(out_dir, paper, card_size, bleed, gutter, crop_marks, duplex, back_offset, lang,
                            calibration, allow_overflow, margin, outputs, corner_index, imposition, ink_saver, corner_guides)
@@ -215,11 +217,9 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
     loaded = [load_game(spec) for spec in games_or_all(games)]
     for game in loaded:
         check_build(game, options)
-    results = []
     total = sum(work_units(game, options) for game in loaded)
     with click.progressbar(length=total, label="Building decks", file=sys.stderr) as bar:
-        for game in loaded:
-            results.append(build_game(game, options, bar.update))
+        results = build_games(loaded, options, bar.update, workers)
     for result in results:
         click.echo(result.summary())
 

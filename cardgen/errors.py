@@ -25,6 +25,11 @@ class CardgenError(Exception):
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
 
+    def __reduce__(self):
+        # Pickled by its problems (with their file:line), not its message, so an error raised in a
+        # worker process of a parallel build reaches the CLI as the same problems.
+        return self.__class__, (self.problems,)
+
 
 class DataError(CardgenError):
     """The game data is invalid."""
