@@ -8,7 +8,7 @@ import pytest
 
 from cardgen.engine import alice
 from cardgen.engine.bots import make_policy
-from cardgen.engine.core import TERMINAL, IllegalAction
+from cardgen.engine.core import TERMINAL, IllegalAction, resolve_chance
 from cardgen.engine.harness import random_game
 from cardgen.engine.simulate import play
 from cardgen.load import load_game
@@ -52,28 +52,42 @@ def ids(rules, cards):
     return [rules.ids[c] for c in cards]
 
 
-def arranged(rules, record=(), memo=(), discard=(), top=(), seat=0, state=None, phase="investigate"):
-    """A solo state (or a versus seat) with chosen record, memo, discard and deck top, every card
-    still in exactly one zone; the turn then starts at `phase`."""
-    s = state or rules.new_state(random.Random(0))
-    if s.pending is not None:              # undo the automatic opening draw
-        s.decks[s.turn].append(s.pending)
-        s.pending = None
-    deck = s.decks[seat]
-    for zone, cards in ((s.records[seat], record), (s.memos[seat], memo), (s.discards[seat], discard)):
-        for c in cards:
-            deck.remove(idx(rules, c))
-            zone.append(idx(rules, c))
-    for c in reversed(list(top)):          # top[0] ends on the very top
-        deck.remove(idx(rules, c))
-        deck.append(idx(rules, c))
-    s._legal = None
-    if phase == "investigate":
-        s._start_investigation(seat)
-    else:
-        s.turn = seat
-        s._start_event(seat)
+CHANCE = random.Random(0)
+
+
+def codes(s):
+    """The legal actions as their string codes."""
+    return [str(a) for a in s.legal_actions()]
+
+
+def go(s, *actions):
+    """Apply moves (codes), then draw any pending chance (a stacked or known top is forced)."""
+    for action in actions:
+        s.apply(action)
+        resolve_chance(s, CHANCE)
     return s
+
+
+def new(rules, order):
+    """A new game from a stacked deck order, its forced draws made."""
+    return resolve_chance(rules.new_initial_state(order), CHANCE)
+
+
+def arranged(rules, record=(), memo=(), discard=(), top=(), seat=0, phase="investigate", turns=None, profiles=None):
+    """A position: a solo game (or a versus seat) with chosen record, memo, discard and deck top
+    (the rest of the deck shuffled); the turn starts at `phase`, its draw made."""
+    position = {"game": "alice", "players": rules.players, "variant": rules.variant, "phase": phase,
+                "to_act": seat + 1,
+                "zones": {"record": {seat + 1: list(record)}, "memo": {seat + 1: list(memo)},
+                          "discard": {seat + 1: list(discard)}},
+                "decks": {"deck": {seat + 1: {"top": list(top)}}}}
+    if turns is not None:
+        position["counters"] = {"turns": {seat + 1: turns}}
+    if profiles is not None:
+        position["zones"]["profile"] = {p + 1: c for p, c in enumerate(profiles)}
+    s = rules.from_position(position)
+    s.check_invariants()
+    return resolve_chance(s, CHANCE)
 
 
 # ---- data and tables ------------------------------------------------------------------------
@@ -120,10 +134,10 @@ def test_solve_check_positive_and_negative(game, solo):
 def test_solved_case_wins_and_scores(game, solo):
     top = [by(game, "red_place"), by(game, "red_weapon"), by(game, "red_motive"),
            by(game, "blue_place"), by(game, "blue_weapon"), by(game, "alice_red")]
-    s = solo.new_state(random.Random(1), stacked(game, top))
+    s = new(solo, stacked(game, top))
     for _ in range(5):
-        assert s.phase == alice.PLACE and s.legal_actions() == ["memo", "record"]
-        s.apply("record")
+        assert s.phase == alice.PLACE and codes(s) == ["memo", "record"]
+        go(s, "record")
     assert s.is_terminal()
     res = s.result()
     assert res.success is True and res.winners == (0,) and res.ending == "solved"
@@ -136,29 +150,29 @@ def test_solved_case_wins_and_scores(game, solo):
 def test_failed_check_puts_the_suspect_in_the_memo(game, solo):
     top = [by(game, "red_place"), by(game, "blue_weapon"), by(game, "red_weapon"), by(game, "red_motive"),
            by(game, "alice_red")]
-    s = solo.new_state(random.Random(1), stacked(game, top))
+    s = new(solo, stacked(game, top))
     for _ in range(4):
-        s.apply("record")
+        go(s, "record")
     assert not s.is_terminal()
     assert ids(solo, s.memos[0]) == [by(game, "alice_red")]
-    assert s.phase == alice.EVENT and "pass" in s.legal_actions()
+    assert s.phase == alice.EVENT and "pass" in codes(s)
     s.check_invariants()
 
 
 def test_memo_limit_forces_the_record(game, solo):
     top = [by(game, "red_place"), by(game, "blue_place"), by(game, "green_place"), by(game, "red_weapon")]
-    s = solo.new_state(random.Random(1), stacked(game, top))
+    s = new(solo, stacked(game, top))
     for turn in range(3):
         if turn:
             assert s.phase == alice.INVESTIGATE
-            s.apply("draw")
-        s.apply("memo")
+            go(s, "draw")
+        go(s, "memo")
         assert s.phase == alice.EVENT
-        s.apply("pass")
+        go(s, "pass")
     assert len(s.memos[0]) == solo.memo_limit
     # with memo cards to play, the investigation phase is a choice
-    assert "draw" in s.legal_actions() and any(a.startswith("play:") for a in s.legal_actions())
-    s.apply("draw")
+    assert "draw" in codes(s) and any(a.startswith("play:") for a in codes(s))
+    go(s, "draw")
     assert ids(solo, s.records[0]) == [by(game, "red_weapon")]      # no place choice: memo is full
     assert s.phase == alice.EVENT
     s.check_invariants()
@@ -166,8 +180,8 @@ def test_memo_limit_forces_the_record(game, solo):
 
 def test_play_from_memo_goes_to_the_record(game, solo):
     s = arranged(solo, memo=[by(game, "red_place")], top=[by(game, "blue_place")])
-    assert s.legal_actions() == ["draw", f"play:{by(game, 'red_place')}"]
-    s.apply(f"play:{by(game, 'red_place')}")
+    assert codes(s) == ["draw", f"play:{by(game, 'red_place')}"]
+    go(s, f"play:{by(game, 'red_place')}")
     assert ids(solo, s.records[0]) == [by(game, "red_place")] and s.memos[0] == []
     # it replaced this turn's draw; the empty memo skips the event phase, and the next turn draws
     assert s.pending == idx(solo, by(game, "blue_place")) and s.phase == alice.PLACE
@@ -177,10 +191,10 @@ def test_play_from_memo_goes_to_the_record(game, solo):
 def test_full_memo_makes_room_for_an_alice(game, solo):
     memo = [by(game, "red_place"), by(game, "blue_place"), by(game, "green_place")]
     s = arranged(solo, memo=memo, top=[by(game, "alice_white")])
-    s.apply("draw")
+    go(s, "draw")
     assert s.phase == alice.MAKE_ROOM
-    assert s.legal_actions() == sorted(f"discard:{c}" for c in memo)
-    s.apply(f"discard:{by(game, 'blue_place')}")
+    assert codes(s) == sorted(f"discard:{c}" for c in memo)
+    go(s, f"discard:{by(game, 'blue_place')}")
     assert ids(solo, s.memos[0]) == [by(game, "red_place"), by(game, "green_place"), by(game, "alice_white")]
     assert ids(solo, s.discards[0]) == [by(game, "blue_place")]
     s.check_invariants()
@@ -189,9 +203,9 @@ def test_full_memo_makes_room_for_an_alice(game, solo):
 def test_alice_cards_are_never_discarded_to_make_room(game, solo):
     memo = [by(game, "alice_white"), by(game, "alice_black"), by(game, "red_place")]
     s = arranged(solo, memo=memo, top=[by(game, "blue_place"), by(game, "alice_blue")])
-    s.apply("draw")           # blue place: memo full, straight to the record
-    s.apply("pass")
-    s.apply("draw")           # the blue suspect: the only investigation card makes room, then 3 Alices lose
+    go(s, "draw")           # blue place: memo full, straight to the record
+    go(s, "pass")
+    go(s, "draw")           # the blue suspect: the only investigation card makes room, then 3 Alices lose
     assert s.is_terminal()
     assert ids(solo, s.discards[0]) == [by(game, "red_place")]
     res = s.result()
@@ -201,26 +215,33 @@ def test_alice_cards_are_never_discarded_to_make_room(game, solo):
 
 def test_three_alices_in_the_memo_lose(game, solo):
     top = [by(game, "alice_white"), by(game, "alice_black"), by(game, "alice_green")]
-    s = solo.new_state(random.Random(1), stacked(game, top))
+    s = new(solo, stacked(game, top))
     assert s.phase == alice.EVENT
-    s.apply("pass")
-    s.apply("pass")
+    go(s, "pass")
+    go(s, "pass")
     assert s.is_terminal() and s.result().ending == "three-alices"
     with pytest.raises(IllegalAction):
         s.apply("pass")
 
 
-def test_empty_deck_loses_at_the_start_of_the_investigation_phase(game, solo):
-    s = arranged(solo, memo=[by(game, "red_place")], phase="event")
-    s.decks[0].clear()            # (conservation is not the point here)
-    s.apply("pass")
-    assert s.is_terminal() and s.result().ending == "deck-empty"
+def test_empty_deck_loses_at_the_start_of_the_investigation_phase(game):
+    # 「山が尽きるとゲームに敗北」. With the printed composition three Alices always stay in the
+    # deck (see test_the_deck_never_runs_out_in_the_printed_composition), so the rule is shown
+    # on a composition with two Alices: every other card recorded, the deck is empty.
+    import dataclasses
+    two = dataclasses.replace(game, cards=tuple(c for c in game.cards
+                                                if c.type_id not in ("alice_red", "alice_blue", "alice_green")))
+    rules = alice.Rules(two, 1, "solo")
+    memo = [by(game, "alice_white"), by(game, "alice_black"), by(game, "red_place")]
+    record = [rules.ids[c] for c in rules.investigations if rules.ids[c] not in memo]
+    s = arranged(rules, record=record, memo=memo, phase="event")
+    assert len(s.decks[0]) == 0
+    go(s, "pass")
+    assert s.is_terminal() and s.result().ending == "deck-empty" and s.result().success is False
 
 
 def test_turn_limit_ends_a_stalled_game(game, solo):
-    s = arranged(solo, phase="event", top=[by(game, "red_place")])
-    s.turns[0] = solo.max_turns
-    s._start_investigation(0)
+    s = arranged(solo, top=[by(game, "red_place")], turns=solo.max_turns)
     assert s.is_terminal() and s.result().ending == "cold-case" and s.result().success is False
 
 
@@ -235,10 +256,10 @@ def test_event_discard_colour_asks_for_a_target_and_discards_the_card(game, solo
     assert game.cards[solo.index[ev]].get("event_colour") == "blue"
     rec = [by(game, "blue_place"), by(game, "red_weapon"), by(game, "blue_weapon")]
     s = arranged(solo, record=rec, memo=[ev], phase="event")
-    s.apply(f"event:{ev}")
+    go(s, f"event:{ev}")
     assert s.phase == alice.TARGET
-    assert s.legal_actions() == sorted([f"target:{by(game, 'blue_place')}", f"target:{by(game, 'blue_weapon')}"])
-    s.apply(f"target:{by(game, 'blue_place')}")
+    assert codes(s) == sorted([f"target:{by(game, 'blue_place')}", f"target:{by(game, 'blue_weapon')}"])
+    go(s, f"target:{by(game, 'blue_place')}")
     assert ids(solo, s.records[0]) == [by(game, "red_weapon"), by(game, "blue_weapon")]
     assert sorted(ids(solo, s.discards[0])) == sorted([by(game, "blue_place"), ev])
     assert s.phase in (alice.INVESTIGATE, alice.PLACE, alice.EVENT) or s.is_terminal()
@@ -248,7 +269,7 @@ def test_event_discard_colour_asks_for_a_target_and_discards_the_card(game, solo
 def test_event_without_target_still_counts_as_used(game, solo):
     ev = by(game, "red_place", 1)
     s = arranged(solo, record=[by(game, "red_weapon")], memo=[ev], phase="event")
-    s.apply(f"event:{ev}")
+    go(s, f"event:{ev}")
     assert ids(solo, s.records[0]) == [by(game, "red_weapon")]
     assert ids(solo, s.discards[0]) == [ev]
     s.check_invariants()
@@ -258,7 +279,7 @@ def test_alice_event_shuffles_her_back_into_the_deck(game, solo):
     rec = [by(game, "red_place"), by(game, "blue_place"), by(game, "green_place"), by(game, "blue_weapon")]
     s = arranged(solo, record=rec, memo=[by(game, "alice_blue")], phase="event")
     before = len(s.decks[0])
-    s.apply(f"event:{by(game, 'alice_blue')}")         # discard every blue card of the record
+    go(s, f"event:{by(game, 'alice_blue')}")         # discard every blue card of the record
     assert ids(solo, s.records[0])[:2] == [by(game, "red_place"), by(game, "green_place")]
     assert {by(game, "blue_place"), by(game, "blue_weapon")} <= set(ids(solo, s.discards[0]))
     assert idx(solo, by(game, "alice_blue")) not in s.memos[0]
@@ -274,19 +295,19 @@ def test_reveal_top_to_memo_takes_an_alice_too(game, solo):
     assert game.cards_of("alice_black")[0].get("event") == "reveal_top_to_memo"
     # an investigation card on top: into the memo, the Nuisance back into the deck
     s = arranged(solo, memo=[nuisance], top=[by(game, "blue_place")], phase="event")
-    s.apply(f"event:{nuisance}")
+    go(s, f"event:{nuisance}")
     assert ids(solo, s.memos[0]) == [by(game, "blue_place")]
     assert idx(solo, nuisance) in s.decks[0]
     s.check_invariants()
     # an Alice on top goes to the memo as well, with no solution check
     rec = [by(game, "red_place"), by(game, "red_weapon"), by(game, "red_motive")]
     s = arranged(solo, record=rec, memo=[nuisance], top=[by(game, "alice_red")], phase="event")
-    s.apply(f"event:{nuisance}")
+    go(s, f"event:{nuisance}")
     assert not s.is_terminal() and ids(solo, s.memos[0]) == [by(game, "alice_red")]
     s.check_invariants()
     # the memo keeps its two Alices: the next Alice drawn is the third and loses
     s = arranged(solo, memo=[nuisance, detective], top=[by(game, "alice_red"), by(game, "alice_green")], phase="event")
-    s.apply(f"event:{nuisance}")
+    go(s, f"event:{nuisance}")
     assert {detective, by(game, "alice_red")} <= set(ids(solo, s.memos[0]))
     # the next turn draws at once (no investigation card to play from the memo): an Alice loses
     drawn = s.pending if not s.is_terminal() else None
@@ -301,14 +322,14 @@ def test_swap_and_record_to_memo_events(game, solo):
     swap = card_with(game, "swap_adjacent")
     rec = [by(game, "red_place"), by(game, "blue_place"), by(game, "green_place")]
     s = arranged(solo, record=rec, memo=[swap], phase="event")
-    s.apply(f"event:{swap}")
-    assert s.legal_actions() == sorted([f"swap:{rec[0]}", f"swap:{rec[1]}"])
-    s.apply(f"swap:{rec[1]}")
+    go(s, f"event:{swap}")
+    assert codes(s) == sorted([f"swap:{rec[0]}", f"swap:{rec[1]}"])
+    go(s, f"swap:{rec[1]}")
     assert ids(solo, s.records[0]) == [rec[0], rec[2], rec[1]]
 
     to_memo = card_with(game, "record_last_to_memo")
     s = arranged(solo, record=rec, memo=[to_memo, by(game, "alice_white"), by(game, "alice_black")], phase="event")
-    s.apply(f"event:{to_memo}")      # the used card frees its slot first, so the full memo takes the card
+    go(s, f"event:{to_memo}")      # the used card frees its slot first, so the full memo takes the card
     assert ids(solo, s.memos[0]) == [by(game, "alice_white"), by(game, "alice_black"), rec[2]]
     assert ids(solo, s.records[0]) == rec[:2]
     assert s.phase == alice.INVESTIGATE         # the next turn may play that card again or draw
@@ -319,10 +340,10 @@ def test_scout_top_reveals_an_alice_without_a_solution_check(game, solo):
     scout = card_with(game, "scout_top")
     rec = [by(game, "red_place"), by(game, "red_weapon"), by(game, "red_motive")]
     s = arranged(solo, record=rec, memo=[scout], top=[by(game, "alice_red")], phase="event")
-    s.apply(f"event:{scout}")
+    go(s, f"event:{scout}")
     assert not s.is_terminal()
     # the red suspect went to the bottom of the deck, not to a solution check
-    assert ids(solo, s.decks[0][:1]) == [by(game, "alice_red")]
+    assert ids(solo, s.decks[0].cards()[-1:]) == [by(game, "alice_red")]
     s.check_invariants()
 
 
@@ -330,19 +351,19 @@ def test_peek_reorder_and_recover(game, solo):
     peek = card_with(game, "peek_reorder")
     top = [by(game, "red_place"), by(game, "blue_place"), by(game, "green_place")]
     s = arranged(solo, memo=[peek], top=top, phase="event")
-    s.apply(f"event:{peek}")
-    assert s.phase == alice.TARGET and len(s.legal_actions()) == 6
-    s.apply(f"order:{top[2]},{top[0]},{top[1]}")
+    go(s, f"event:{peek}")
+    assert s.phase == alice.TARGET and len(codes(s)) == 6
+    go(s, f"order:{top[2]}:{top[0]}:{top[1]}")
     # the next turn drew the new top card; the other two follow in the chosen order
     assert s.pending == idx(solo, top[2]) and s.phase == alice.PLACE
-    assert ids(solo, s.decks[0][-2:]) == [top[1], top[0]]
+    assert ids(solo, s.decks[0].cards()[:2]) == [top[0], top[1]]
     assert ids(solo, s.discards[0]) == [peek]
 
     rec = card_with(game, "recover_discard")
     s = arranged(solo, memo=[rec], discard=[by(game, "red_place"), by(game, "blue_place")], phase="event")
-    s.apply(f"event:{rec}")
-    s.apply(f"recover:{by(game, 'blue_place')}")
-    assert ids(solo, s.decks[0][:1]) == [by(game, "blue_place")]       # bottom of the deck
+    go(s, f"event:{rec}")
+    go(s, f"recover:{by(game, 'blue_place')}")
+    assert ids(solo, s.decks[0].cards()[-1:]) == [by(game, "blue_place")]       # bottom of the deck
     assert ids(solo, s.discards[0]) == [by(game, "red_place"), rec]
     s.check_invariants()
 
@@ -350,12 +371,12 @@ def test_peek_reorder_and_recover(game, solo):
 # ---- versus ----------------------------------------------------------------------------------
 
 def versus_state(game, versus, profiles, tops):
-    s = versus.new_state(random.Random(3), stacked(game, tops, sets=2))
+    s = new(versus, stacked(game, tops, sets=2))
     assert s.phase == alice.SETUP_PROFILE and s.current_player() == 0
-    assert len(s.legal_actions()) == 5
-    s.apply(f"profile:{profiles[0]}")
+    assert len(codes(s)) == 5
+    go(s, f"profile:{profiles[0]}")
     assert s.current_player() == 1
-    s.apply(f"profile:{profiles[1]}")
+    go(s, f"profile:{profiles[1]}")
     assert [versus.ids[c] for c in s.profiles] == list(profiles)
     assert idx(versus, profiles[1]) not in s.decks[1]            # the profile stays out of the deck
     assert len(s.decks[1]) == len(game.cards) - 1
@@ -370,14 +391,14 @@ def test_versus_shared_solution_check_names_the_culprit(game, versus):
     # seat 0 records red; seat 1 records blue and green cards, then draws the red suspect
     for _ in range(3):
         assert s.current_player() == 0 and s.phase == alice.PLACE
-        s.apply("record")
+        go(s, "record")
         assert s.current_player() == 1 and s.phase == alice.PLACE
-        s.apply("record")
+        go(s, "record")
     assert s.current_player() == 0
-    s.apply("record")                   # seat 0: blue place
+    go(s, "record")                   # seat 0: blue place
     # seat 1 draws her red suspect: may change profile first (once a game)
     assert s.current_player() == 1 and s.phase == alice.PROFILE_CHANGE
-    s.apply("keep")
+    go(s, "keep")
     assert s.is_terminal()
     res = s.result()
     assert res.ending == "solved" and res.details["culprit"] == "red"
@@ -390,16 +411,16 @@ def test_versus_profile_change_and_forced_event(game, versus):
                      [[by(game, "alice_blue"), by(game, "green_place")], [by(game, "alice_black"), by(game, "red_place")]])
     # seat 0 drew the blue suspect: change the profile to her; the Detective is revealed instead
     assert s.current_player() == 0 and s.phase == alice.PROFILE_CHANGE
-    s.apply("change")
+    go(s, "change")
     assert s.profiles[0] == idx(versus, by(game, "alice_blue"))
     assert ids(versus, s.memos[0]) == [by(game, "alice_white")]
     assert s.phase == alice.EVENT
-    s.apply("pass")
+    go(s, "pass")
     # seat 1 draws the Nuisance: she keeps her profile; seat 0's memo holds an Alice to force
     assert s.current_player() == 1 and s.phase == alice.PROFILE_CHANGE
-    s.apply("keep")
-    assert s.phase == alice.FORCE and f"force:{by(game, 'alice_white')}" in s.legal_actions()
-    s.apply(f"force:{by(game, 'alice_white')}")
+    go(s, "keep")
+    assert s.phase == alice.FORCE and f"force:{by(game, 'alice_white')}" in codes(s)
+    go(s, f"force:{by(game, 'alice_white')}")
     # seat 0 resolves the Detective's event: the top of seat 0's own deck goes to seat 0's memo
     assert idx(versus, by(game, "alice_white")) in s.decks[0]      # shuffled back into seat 0's deck
     assert ids(versus, s.memos[0]) == [by(game, "green_place")]
@@ -416,7 +437,7 @@ def test_versus_detective_wins_when_the_opponent_loses(game, versus):
     for action in ("record", "keep", "pass",       # seat 0 records; seat 1 draws the Detective
                    "record", "keep", "pass",       # seat 1 draws the Nuisance
                    "record", "keep"):              # seat 1 draws the blue suspect: no solution, third Alice
-        s.apply(action)
+        go(s, action)
     assert s.is_terminal()
     res = s.result()
     assert res.ending == "three-alices" and res.details["loser"] == 1
@@ -428,8 +449,8 @@ def test_versus_nuisance_wins_with_three_suspects_in_a_memo(game, versus):
     s = versus_state(game, versus, [by(game, "alice_black"), by(game, "alice_white")],
                      [[by(game, "red_place"), by(game, "blue_place"), by(game, "green_place")], suspects])
     while not s.is_terminal():
-        legal = s.legal_actions()
-        s.apply(next(a for a in ("record", "keep", "noforce", "pass") if a in legal))
+        legal = codes(s)
+        go(s, next(a for a in ("record", "keep", "noforce", "pass") if a in legal))
     res = s.result()
     assert res.ending == "three-alices" and res.details["loser"] == 1
     assert res.winners == (0,)          # the Nuisance's condition; seat 1 (Detective) lost, so theirs is unmet
@@ -437,16 +458,17 @@ def test_versus_nuisance_wins_with_three_suspects_in_a_memo(game, versus):
 
 
 def test_versus_scores_when_nobody_meets_a_condition(game, versus):
-    s = versus.new_state(random.Random(0))
-    s.apply(f"profile:{by(game, 'alice_red')}")
-    s.apply(f"profile:{by(game, 'alice_green')}")
     red = [idx(versus, by(game, "red_place")), idx(versus, by(game, "red_weapon"))]
     assert versus.versus_score(red, idx(versus, by(game, "alice_red"))) == 2 + 0
     assert versus.versus_score(red, idx(versus, by(game, "alice_white"))) == 0
-    s.culprit, s.loser = "blue", None
-    s.records[0][:] = []
-    s._finish("solved")
-    assert s.winners_ == (0, 1)        # nobody profiled blue; 0 : 0 is a draw
+    # Seat 1 solves the blue case, which nobody profiled: the scores decide, 0 : 0 is a draw.
+    blue = [by(game, "blue_place"), by(game, "blue_weapon"), by(game, "blue_motive")]
+    s = arranged(versus, record=blue, top=[by(game, "alice_blue")], profiles=[by(game, "alice_red"), by(game, "alice_green")])
+    assert s.phase == alice.PROFILE_CHANGE
+    go(s, "keep")
+    res = s.result()
+    assert res.ending == "solved" and res.details["culprit"] == "blue"
+    assert res.scores == (0, 0) and res.winners == (0, 1)
 
 
 # ---- random simulation, determinism, policies ----------------------------------------------
@@ -482,7 +504,7 @@ def test_heuristic_beats_random_in_the_solitaire(game, solo):
 
 
 def test_current_player_terminal(game, solo):
-    s = solo.new_state(random.Random(0))
+    s = solo.new_initial_state()
     while not s.is_terminal():
         s.apply(s.legal_actions()[0])
     assert s.current_player() == TERMINAL
