@@ -148,7 +148,7 @@ def test_inconsistent_parameters_fail_a_check_at_their_line(tmp_path, game, patt
     block = re.search(rf"^  {parameter}:\s*(#.*)?$", (folder / "game.yaml").read_text(encoding="utf-8").split("\n")[key_line - 1])
     # a flow value sits on its key's line; a block value (a nested mapping or list) starts on the next
     assert where.path == display_path(folder / "game.yaml") and where.line == key_line + (1 if block else 0)
-    assert_cli_refuses(folder, f"({where})")
+    assert_cli_refuses(folder, f"FAIL {check_id}: {where}: ")
     # the engine refuses the same set-up with the same location instead of failing mid-game
     module = engine_by_name(game)
     players = loaded.min_players
