@@ -17,7 +17,7 @@ reveal empties the quest deck is the last, with no cleanup.
 The two-character variant (solo) runs two rows of events, one per character, with their own
 urge; the free character goes whenever she likes, the stubborn one only on a persuasion roll.
 
-Actions are strings: ``take:OH013`` (choose a quest), ``hold`` / ``restroom`` (declaring a break
+Actions are strings: ``take:1`` (choose the quest in offer slot 1, 0-based), ``hold`` / ``restroom`` (declaring a break
 after opening an event; two characters: ``restroom:<character>`` or ``restroom:both``),
 ``skip`` / ``restroom`` after a success (same character forms). Steps with one possibility
 (a single quest left, opening cards) happen automatically and are not actions.
@@ -49,11 +49,13 @@ OVER = core.OVER
 
 
 class Act(core.Action):
-    """An ohanatsumi move: take:<quest>, hold, restroom[:<character>|:both], skip; chance:
-    draw:<card> (a quest revealed, an event or flower card dealt face down), roll:<face>."""
+    """An ohanatsumi move: take:<slot> (the quest in that offer slot, 0-based: a player sees a
+    quest's front, never which physical card it is), hold, restroom[:<character>|:both], skip;
+    chance: draw:<card> (a quest revealed, an event or flower card dealt face down),
+    roll:<face>; automatic: auto-take:<seat>:<slot>."""
 
     __slots__ = ()
-    TEXT_KINDS = frozenset({"draw", "take", "restroom"})
+    TEXT_KINDS = frozenset({"draw", "restroom"})
 
 
 def A(kind: str, *args) -> Act:
@@ -219,6 +221,9 @@ class Rules(core.Rules):
         if len(self.characters) != self.sets:
             raise ValueError("ohanatsumi: one row of events per character")
         self.stubborn: list[bool] = [c == self.stubborn_character for c in self.characters]
+        # decision restroom-timing: in the two-character variant the free character may go at
+        # any time (also right after a flower card), while an event remains
+        self.free_any_time: list[bool] = [variant == "two_character" and c == self.free_character for c in self.characters]
         # per-card arrays
         cards = game.cards
         self.ids: list[str] = [c.id for c in cards]
@@ -239,6 +244,9 @@ class Rules(core.Rules):
             for c in cards
         ]
         self.quests = [i for i, d in enumerate(self.deck_of) if d == "quest"]
+        self.first_of_kind: dict[str, int] = {}
+        for q in self.quests:
+            self.first_of_kind.setdefault(self.type_of[q], q)
         self.events = [i for i, d in enumerate(self.deck_of) if d == "event"]
         self.flowers = [i for i, d in enumerate(self.deck_of) if d == "flower"]
         self.max_quest_events = max(self.events_of[q] for q in self.quests)
@@ -339,7 +347,7 @@ class State(core.ChoiceState):
             self.queue.append(("call", "_next_boss"))
             self._run()
         elif phase == CHOOSE:
-            self._take(self.actor, self.rules.index[action[1][0]])
+            self._take(self.actor, self.offer[action[1][0]])
             self._run()
         else:  # pragma: no cover
             raise core.IllegalAction(f"no action is legal in phase {phase}")
@@ -373,10 +381,12 @@ class State(core.ChoiceState):
             return
         card = r.index[action[1][0]]
         self._deck_for(step).take(card)
+        # A quest is revealed front up: everyone sees its kind (in the public view), nobody which
+        # physical card (its back) it is; events and flowers are dealt face down.
+        self.hidden_moves[len(self.history) - 1] = ()
         if what == "offer":
             self.offer.append(card)
             return
-        self.hidden_moves[len(self.history) - 1] = ()     # dealt face down: nobody sees it yet
         _, p, ch = step
         if what == "event":
             self.rows[p][ch].append(card)
@@ -445,10 +455,10 @@ class State(core.ChoiceState):
                 self.pick += 1          # the final round may leave a player without a quest
                 continue
             if len(self.offer) == 1:      # a single quest left is taken without a choice
-                self.history.append(A("auto-take", p, r.ids[self.offer[0]]))
+                self.history.append(A("auto-take", p, 0))
                 self._take(p, self.offer[0])
                 return
-            self._ask(CHOOSE, p, [A("take", r.ids[q]) for q in self.offer])
+            self._ask(CHOOSE, p, [A("take", k) for k in range(len(self.offer))])
             return
         # leftovers (solo) are discarded face up
         self.qdiscard.extend(self.offer)
@@ -476,6 +486,7 @@ class State(core.ChoiceState):
         n = self.n
         rows, opened, urge = self.rows, self.opened, self.urge
         is_event, urge_add, is_restroom = r.is_event, r.urge_add, r.is_restroom
+        free_any_time = r.free_any_time
         idle = 0
         while idle < n:
             p = order[self.adv % n]
@@ -502,8 +513,12 @@ class State(core.ChoiceState):
                     purge[ch] = r.restroom_to
                     flowers_here = self._flowers_before(row, i + 1)
                 else:
+                    # an elf: 「まだ次のイベントカードが残っている場合のみ、次ターンでお花摘みに
+                    # 行くかどうか選択できる」 -- the player who opened it is asked again at once
                     purge[ch] += urge_add[card]
-                    flowers_here = self._flowers_before(row, i + 1)
+                    flowers_here = 0
+                if free_any_time[ch]:
+                    flowers_here = 0     # two characters: the free one goes 「任意のタイミングで」
                 # decision restroom-timing: only while an event is still unopened, and at most
                 # max_flowers_between_events flower cards between two events (1: only after an event)
                 if (i + 1 < len(row) or not r.need_event_left) and flowers_here < r.max_flowers_between:
@@ -730,12 +745,14 @@ class State(core.ChoiceState):
                 "offer": [r.type_of[q] for q in self.offer], "seats": seats,
                 "revealed_backs": [ids[c] for c in self.revealed],
                 "quest_deck": len(self.qdeck), "event_deck": len(self.edeck), "flower_deck": len(self.fdeck),
-                "quest_discard": [ids[c] for c in self.qdiscard], "flower_discard": [ids[c] for c in self.fdiscard],
+                "quest_discard": [ids[c] if c in self.revealed else r.type_of[c] for c in self.qdiscard],
+                "flower_discard": [ids[c] for c in self.fdiscard],
                 "flower_discard_face_down": len(self.fdown)}
 
     def private_view(self, seat: int) -> dict:
+        # the seat sees its own quest's front (its kind), like everyone else: never its back
         q = self.quest[seat] if seat < self.n else None
-        return {"quest": self.rules.ids[q] if q is not None else None}
+        return {"quest": self.rules.type_of[q] if q is not None else None}
 
     # ---- what a player may know ------------------------------------------------------------
 
@@ -789,10 +806,10 @@ class _Knowledge:
         return row[min(x, self.top)]
 
     def backs(self, state: State, quest: int) -> list[int]:
-        """Copies of this quest's kind whose backs the table has not seen (the quest itself included)."""
+        """Copies of this quest's kind whose backs the table has not seen (all copies when every back was seen)."""
         seen = set(state.revealed)
-        cands = [q for q in self.by_type[self.rules.type_of[quest]] if q not in seen or q == quest]
-        return cands or [quest]
+        kind = self.by_type[self.rules.type_of[quest]]
+        return [q for q in kind if q not in seen] or list(kind)
 
     def p_success(self, state: State, quest: int, urges: Sequence[int], remaining: Sequence[int]) -> float:
         """Chance that every character ends at or under the (unknown) limit."""
@@ -843,7 +860,9 @@ class _Seen:
         self.chars = len(seats[0]["urge"])
         self.urge = [s["urge"] for s in seats]
         own = obs.private["quest"]
-        self.quest = [index[own] if p == obs.seat and own else None for p in range(self.n)]
+        first = rules.first_of_kind
+        self.quest = [first[own] if p == obs.seat and own else None for p in range(self.n)]
+        self.offer = [first[kind] for kind in pub["offer"]]   # one card of each kind stands for it
         self._unopened = [s["unopened"] for s in seats]
         self.opened_cards = [[[index[c] for c in row] for row in s["opened"]] for s in seats]
         self.revealed = [index[c] for c in pub["revealed_backs"]]
@@ -892,15 +911,16 @@ class OhanaPolicy:
     def choose_quest(self, state: State, legal: list[str]) -> str:
         r = self.rules
         p = state.actor
-        quests = [r.index[a.args[0]] for a in legal]
+        slots = [a.args[0] for a in legal]
+        offer = state.offer
         if self.pick == "lightest":
-            best = min(quests, key=lambda q: (r.events_of[q], -r.front_fame[q], r.ids[q]))
+            best = min(slots, key=lambda k: (r.events_of[offer[k]], -r.front_fame[offer[k]], k))
         elif self.pick == "ratio":
-            best = max(quests, key=lambda q: (r.front_fame[q] / r.events_of[q], r.front_fame[q], r.ids[q]))
+            best = max(slots, key=lambda k: (r.front_fame[offer[k]] / r.events_of[offer[k]], r.front_fame[offer[k]], -k))
         else:
             urges = state.urge[p]
-            best = max(quests, key=lambda q: (self.k.expected_fame(state, q, urges, [r.events_of[q]] * state.chars), r.ids[q]))
-        return A("take", r.ids[best])
+            best = max(slots, key=lambda k: (self.k.expected_fame(state, offer[k], urges, [r.events_of[offer[k]]] * state.chars), -k))
+        return A("take", best)
 
     # on the road ---------------------------------------------------------------------------
     def declare(self, state: State, legal: list[str]) -> str:
