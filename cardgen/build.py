@@ -23,7 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from . import sizes
 from .errors import CardgenError, Problem
@@ -573,18 +573,57 @@ def check_outputs(game: Game) -> list[CheckResult]:
     """
     from .checks import CheckResult
 
+    from .render.card import TEXT_SIZES
+
     problems: list[Problem] = []
+    sizes: list = []
     for index, lang in enumerate(LANGUAGES):
         # the first pass renders every document; the others only the faces in their language
         outputs = OUTPUTS if index == 0 else ("sheets",)
+        token = TEXT_SIZES.set(sizes)
         try:
             _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
         except CardgenError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
+        finally:
+            TEXT_SIZES.reset(token)
     problems.extend(p for p in _report_spec_problems(game) if p not in problems)
+    results = [CheckResult("build", False, p.message, p.location) for p in problems]
     if not problems:
-        return [CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})")]
-    return [CheckResult("build", False, p.message, p.location) for p in problems]
+        results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
+    return results + text_size_checks(game, sizes)
+
+
+def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
+    """Card text printed small: a warning below READABLE_TEXT_PT, a failure below the layout's text_floor."""
+    from .checks import CheckResult
+    from .render.layout import READABLE_TEXT_PT, get_layout
+
+    if not sizes:
+        return []
+    floor = get_layout(game).text_floor
+    smallest: dict[tuple, Any] = {}
+    cards: dict[tuple, set[str]] = {}
+    for s in sizes:  # one line per box of the layout: its smallest size, and how many cards print it small
+        key = (s.side, s.box)
+        if s.size < READABLE_TEXT_PT:
+            cards.setdefault(key, set()).add(s.card_id)
+        if key not in smallest or s.size < smallest[key].size:
+            smallest[key] = s
+    out = []
+    for key, s in sorted(smallest.items(), key=lambda kv: (kv[1].size, kv[1].card_id)):
+        others = len(cards.get(key, ())) - 1
+        more = f" and {others} other card(s)" if others > 0 else ""
+        where = f"card {s.card_id}{more} ({s.side}, {s.lang}): text box '{s.box}' is printed at {s.size:g} pt"
+        if s.size < floor:
+            out.append(CheckResult("text-size", False, f"{where}, below the layout's text_floor {floor:g} pt; "
+                                                        f"shorten the text or enlarge the box", s.location))
+        elif s.size < READABLE_TEXT_PT:
+            out.append(CheckResult("text-size", True, f"{where}, below {READABLE_TEXT_PT:g} pt (hard to read); "
+                                                       f"consider shortening the text or enlarging the box", s.location, warning=True))
+    if not out:
+        out.append(CheckResult("text-size", True, f"all card text at {READABLE_TEXT_PT:g} pt or larger"))
+    return out
 
 
 def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path, bytes]]:

@@ -21,9 +21,10 @@ class CheckResult:
     ok: bool
     message: str
     location: Location | None = None
+    warning: bool = False  # passes, but a designer should look (e.g. card text below 6 pt)
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "ok": self.ok, "message": self.message,
+        return {"id": self.id, "ok": self.ok, "warning": self.warning, "message": self.message,
                 "location": str(self.location) if self.location else None}
 
 

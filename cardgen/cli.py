@@ -87,8 +87,8 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
         for report in reports:
             click.echo(f"{report.game_id}: {'ok' if report.ok else 'FAILED'} ({report.summary})")
             for result in report.results:
-                mark = "ok  " if result.ok else "FAIL"
-                where = f"{result.location}: " if result.location and not result.ok else ""
+                mark = ("warn" if result.warning else "ok  ") if result.ok else "FAIL"
+                where = f"{result.location}: " if result.location and (result.warning or not result.ok) else ""
                 click.echo(f"  {mark} {result.id}: {where}{result.message}")
     if not all(r.ok for r in reports):
         sys.exit(1)

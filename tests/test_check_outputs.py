@@ -69,3 +69,31 @@ def test_undefined_name_passed_to_a_rulebook_directive_is_a_message_at_its_line(
     assert code == 1
     assert "rules.en.md:3:1:" in output and "no_such_labels" in output
     assert "Traceback" not in output and "internal error" not in output
+
+
+def _llll_with_small_initial(game_copy, floor: str | None):
+    folder = game_copy("llll")
+    (folder / "templates").mkdir()
+    layout = (bundled_templates() / "llll" / "layout.yaml").read_text(encoding="utf-8")
+    needle = 'text: "{{ card.initial }}", font: mincho, size: 22,'
+    assert needle in layout
+    layout = layout.replace(needle, 'text: "{{ card.initial }}", font: mincho, size: 5,')
+    if floor:
+        layout = f"text_floor: {floor}\n" + layout
+    (folder / "templates" / "layout.yaml").write_text(layout, encoding="utf-8")
+    return folder
+
+
+def test_card_text_below_6_pt_is_a_warning_naming_the_box_and_its_line(game_copy):
+    code, output = _check(_llll_with_small_initial(game_copy, None))
+    assert code == 0, output
+    warn = [line for line in output.splitlines() if line.startswith("  warn text-size:")]
+    assert len(warn) == 1, output
+    assert "layout.yaml:" in warn[0] and "text box 'initial' is printed at 5 pt" in warn[0]
+    assert "card LL01 and 31 other card(s)" in warn[0]
+
+
+def test_card_text_below_the_layouts_floor_fails_check(game_copy):
+    code, output = _check(_llll_with_small_initial(game_copy, "5.5"))
+    assert code == 1
+    assert "FAIL text-size:" in output and "below the layout's text_floor 5.5 pt" in output

@@ -8,6 +8,7 @@ layout is compiled once and cached, see `cardgen.render.layout`).
 from __future__ import annotations
 
 import io
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -48,6 +49,23 @@ class Overflow:
     def __str__(self) -> str:
         short = self.text if len(self.text) <= 40 else self.text[:39] + "…"
         return f"{self.card_id} {self.side}: text box '{self.box}' overflows at its minimum size: {short!r}"
+
+
+@dataclass(frozen=True)
+class TextSize:
+    """The size a text box was printed at on one face (collected while `TEXT_SIZES` holds a list)."""
+
+    card_id: str
+    type_id: str
+    side: str
+    box: str
+    lang: str
+    size: float  # pt, as printed
+    location: Location | None
+
+
+# `check` sets a list here while it lays the faces out; every text box drawn reports its size.
+TEXT_SIZES: ContextVar[list[TextSize] | None] = ContextVar("TEXT_SIZES", default=None)
 
 
 def card_size_mm(game: Game, override: str | None = None) -> tuple[float, float]:
@@ -350,6 +368,9 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
     fitted = fit_text(text, font, w, h, size, min_size, lang, leading)
     if fitted.overflow and overflows is not None:
         overflows.append(Overflow(face.card.id, face.side, box.name, text))
+    sizes = TEXT_SIZES.get()
+    if sizes is not None:
+        sizes.append(TextSize(face.card.id, face.card.type_id, face.side, box.name, lang, round(fitted.size, 2), box.location))
     colour = _col(layout, box.value("colour", ctx, lang)) or icons.colour("#000000")
     align = box.value("align", ctx, lang)
     valign = box.value("valign", ctx, lang)

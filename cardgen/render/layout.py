@@ -9,6 +9,7 @@ modification time, so drawing a card never parses YAML or Jinja. Errors name fil
 ```yaml
 size: poker                  # optional: the card size the layout is drawn for (default: the game's)
 include: [common/parts.yaml] # optional: files under the game folder's templates/ (else the bundled templates/)
+text_floor: 4.5               # optional: `check` fails for card text fitted below this size in pt (default 4; it warns below 6)
                              # whose colours, strings and parts are merged; never outside those two
 colours: {ink: "#222222"}    # named colours; colour values take a name, "#rrggbb[aa]" or "none"
 strings: {ally: {ja: 友軍, en: Ally}}   # labels in both languages, in templates as s.ally
@@ -98,6 +99,12 @@ NUMBER_KEYS = {"size", "min_size", "leading", "stroke_width", "radius", "width",
 INT_KEYS = {"count", "per_row"}
 BOOL_KEYS = {"bleed", "bold", "decor"}
 COLOUR_KEYS = {"fill", "stroke", "colour", "accent", "knockout", "outline"}
+
+
+# Card text below READABLE_TEXT_PT is hard to read at arm's length: check warns. Below the
+# layout's `text_floor` (default DEFAULT_TEXT_FLOOR_PT) check fails.
+READABLE_TEXT_PT = 6.0
+DEFAULT_TEXT_FLOOR_PT = 4.0
 
 
 class LayoutError(DataError):
@@ -293,6 +300,7 @@ class Layout:
     files: tuple[tuple[str, float], ...] = ()
     by_card: Mapping[str, int] = field(default_factory=dict)
     vars: tuple[Var, ...] = ()
+    text_floor: float = DEFAULT_TEXT_FLOOR_PT  # check fails for card text printed below this size
 
     def entry_for(self, card: Card) -> Entry:
         index = self.by_card.get(card.id)
@@ -394,9 +402,13 @@ class _LayoutLoader:
         root = self._read(self.path)
         if root is None:
             return None
-        top = self.r.mapping(root, "layout", set(), {"size", "include", "colours", "strings", "vars", "parts", "backs", "cards"})
+        top = self.r.mapping(root, "layout", set(), {"size", "include", "colours", "strings", "vars", "parts", "backs", "cards", "text_floor"})
         if top is None:
             return None
+        self.text_floor = DEFAULT_TEXT_FLOOR_PT
+        if "text_floor" in top:
+            floor = self.r.scalar(top["text_floor"][1], "text_floor", "number", 1, 72)
+            self.text_floor = DEFAULT_TEXT_FLOOR_PT if floor is None else float(floor)
         if "size" in top:
             size = self.r.scalar(top["size"][1], "size", "str")
             if size:
@@ -448,7 +460,7 @@ class _LayoutLoader:
         if self.r.problems:
             return None
         return Layout(self.path, self.W, self.H, dict(self.colours), dict(self.strings), backs,
-                      tuple(cards_entries), tuple(self.files), by_card, tuple(self.vars))
+                      tuple(cards_entries), tuple(self.files), by_card, tuple(self.vars), self.text_floor)
 
     def _include(self, node: yaml.Node, name: str) -> None:
         try:
