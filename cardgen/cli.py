@@ -9,9 +9,7 @@ from dataclasses import replace
 
 import click
 
-from .checks import check_game
 from .errors import CardgenError
-from .export import to_csv, to_json
 from .load import bundled_game_ids, load_game
 from .presets import PRESET_NAMES
 
@@ -73,6 +71,7 @@ def list_games() -> None:
 def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | None = None) -> None:
     """Check data, composition and rules of GAMES (ids or folders; default: all bundled)."""
     from .build import check_outputs
+    from .checks import check_game
     from .presets import check_preset
 
     reports = []
@@ -100,6 +99,8 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 def export(game: str, fmt: str, output: str | None) -> None:
     """Export one row per physical card of GAME as JSON or CSV."""
+    from .export import to_csv, to_json
+
     loaded = load_game(game)
     text = to_json(loaded) if fmt == "json" else to_csv(loaded)
     if output:
