@@ -508,3 +508,66 @@ def test_current_player_terminal(game, solo):
     while not s.is_terminal():
         s.apply(s.legal_actions()[0])
     assert s.current_player() == TERMINAL
+
+
+# ---- the rules mended in issue 13 --------------------------------------------------------------
+
+def versus_position(versus, seat, profiles, record=None, memo=None, top=None, changes_left=(0, 0)):
+    """A versus position at `seat`'s investigation phase (0-based seats; the profile changes are used up)."""
+    return resolve_chance(versus.from_position({
+        "game": "alice", "players": 2, "variant": "versus", "phase": "investigate", "to_act": seat + 1,
+        "zones": {"profile": {p + 1: c for p, c in enumerate(profiles)},
+                  "record": {p + 1: list(c) for p, c in (record or {}).items()},
+                  "memo": {p + 1: list(c) for p, c in (memo or {}).items()}},
+        "decks": {"deck": {p + 1: {"top": list(c)} for p, c in (top or {}).items()}},
+        "counters": {"changes_left": {p + 1: n for p, n in enumerate(changes_left)}}}), CHANCE)
+
+
+def test_versus_a_player_with_three_alices_loses_even_ahead_on_score(game, versus):
+    # 「山が尽きるか、メモに３枚アリスが溜まると敗北」: seat 2 leads on score (four red cards for
+    # the red suspect) but draws a third Alice: seat 2 loses, seat 1 wins.
+    red = [by(game, "red_place"), by(game, "red_weapon"), by(game, "red_place", 2), by(game, "red_motive")]
+    s = versus_position(versus, 1, [by(game, "alice_green"), by(game, "alice_red")],
+                        record={1: red[:1] + [by(game, "blue_place")] + red[1:]},
+                        memo={1: [by(game, "alice_white"), by(game, "alice_black")]},
+                        top={1: [by(game, "alice_blue")]})
+    assert s.is_terminal()
+    res = s.result()
+    assert res.ending == "three-alices" and res.details["loser"] == 1
+    assert res.scores[1] > res.scores[0] and res.winners == (0,)
+    assert s.returns() == [1.0, 0.0]
+
+
+def test_versus_the_nuisance_wins_from_her_own_memo(game, versus):
+    # the source's exception: お邪魔アリスは「どちらかのメモに、容疑者アリスが３枚おかれたら勝利」,
+    # even when the three suspects are in her own memo (her loss condition in the solitaire)
+    s = versus_position(versus, 1, [by(game, "alice_white"), by(game, "alice_black")],
+                        memo={1: [by(game, "alice_red"), by(game, "alice_green")]},
+                        top={1: [by(game, "alice_blue")]})
+    assert s.is_terminal()
+    res = s.result()
+    assert res.ending == "three-alices" and res.details["loser"] == 1 and res.winners == (1,)
+
+
+@pytest.mark.parametrize("players,variant,least", [(1, "solo", 3), (2, "versus", 2)])
+def test_the_deck_never_runs_out_in_the_printed_composition(game, players, variant, least):
+    # 「山が尽きるとゲームに敗北」 cannot happen with five Alices, at most two in a memo, none ever
+    # discarded: at least three stay in the deck (two in versus, the profile set aside). So the
+    # game's clock is the printed turn limit (decision turn-limit, which says why).
+    rules = alice.Rules(game, players, variant)
+    chance, choice = random.Random(5), random.Random(6)
+    for _ in range(60):
+        s = rules.new_initial_state()
+        while not s.is_terminal():
+            settled = s.pending is None and s.ev_card is None and not s.peeked
+            for p in range(rules.sets):
+                if s.profiles[p] is not None or variant == "solo":
+                    in_memo = sum(1 for c in s.memos[p] if rules.is_alice[c])
+                    assert len(rules.alices) - in_memo - (variant == "versus") >= least
+                    if settled:      # no Alice is being drawn or used: the rest are in the deck
+                        assert sum(1 for c in s.decks[p].cards() if rules.is_alice[c]) >= least
+            legal = s.legal_actions()
+            s.apply(legal[int(choice.random() * len(legal))] if not s.is_chance_node() else legal[int(chance.random() * len(legal))])
+        assert s.result().ending != "deck-empty"
+    text = next(d for d in game.decisions if d.id == "turn-limit").text
+    assert "山が尽きるとゲームに敗北" in text.ja and "can never happen" in text.en

@@ -727,24 +727,40 @@ class State(core.ChoiceState):
         self.winners_ = self._versus_winners()
 
     def _versus_winners(self) -> tuple[int, ...]:
+        """decision versus-end: a player who meets a loss condition (empty deck, three Alices in
+        the memo) loses: 「山が尽きるか、メモに３枚アリスが溜まると敗北」. The one exception is the
+        source's: a Nuisance profile wins when a memo holds three suspect Alices, even her own.
+        Otherwise whoever meets their profile's win condition wins (both: a draw); if nobody
+        does, the scores decide among the players who have not lost."""
         r = self.rules
+        three_suspects = any(sum(1 for c in m if r.is_suspect[c]) >= r.nuisance_suspects for m in self.memos)
+        nuisance = [p for p in range(self.n) if r.kind[self.profiles[p]] == "nuisance"]
+        loser = self.loser
+        if loser in nuisance and three_suspects:
+            loser = None                   # the Nuisance's exception: her own memo makes her win, not lose
         met = []
         for p in range(self.n):
             prof = self.profiles[p]
             kind = r.kind[prof]
+            if kind == "nuisance" and three_suspects:
+                met.append(p)
+                continue
+            if p == loser:
+                continue                   # a player who meets a loss condition loses
             if kind == "suspect":
                 ok = self.culprit is not None and self.culprit == r.colour[prof]
-            elif kind == "nuisance":
-                ok = any(sum(1 for c in m if r.is_suspect[c]) >= r.nuisance_suspects for m in self.memos)
-            else:  # detective
-                ok = self.loser is not None and self.loser != p
+            elif kind == "detective":
+                ok = loser is not None and loser != p
+            else:
+                ok = False
             if ok:
                 met.append(p)
         if met:
             return tuple(met)
+        alive = [p for p in range(self.n) if p != loser]
         scores = self.scores()
-        best = max(scores)
-        return tuple(p for p in range(self.n) if scores[p] == best)
+        best = max(scores[p] for p in alive)
+        return tuple(p for p in alive if scores[p] == best)
 
     def scores(self) -> tuple[int, ...]:
         r = self.rules
