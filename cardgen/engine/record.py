@@ -169,7 +169,7 @@ def record_from_dict(data: Any, where: str = "record") -> Record:
                   seed=seed, deck_order=deck_order, actions=[_to_action(a) for a in actions], meta=meta)
 
 
-def load_record(path: str | Path) -> Record:
+def load_record(path: str | Path, need_shuffle: bool = True) -> Record:
     """Read and validate a record file; RecordError at the file, line and column of any problem.
 
     The file goes through the schema reader (size, UTF-8, aliases and nesting are limited), its
@@ -188,7 +188,7 @@ def load_record(path: str | Path) -> Record:
     values: dict[str, Any] = {}
     for name, (_, value) in entries.items():
         values[name] = _meta(r, value) if name == "meta" else validate(r, value, RECORD_FIELDS[name], name)
-    if "seed" not in entries and "deck_order" not in entries:
+    if need_shuffle and "seed" not in entries and "deck_order" not in entries:
         r.error(node, "record: give 'seed' or 'deck_order' so that the shuffle can be reproduced")
     _raise_if_any(r)
     record = Record(game=values["game"], players=values["players"], variant=values.get("variant", "standard"),
@@ -293,8 +293,10 @@ class ReplayReport:
         }
 
 
-def replay(record: Record, game: Game | None = None) -> ReplayReport:
-    """Replay a record, checking each action; never raises for an illegal action."""
+def replay(record: Record, game: Game | None = None, start: State | None = None) -> ReplayReport:
+    """Replay a record, checking each action; never raises for an illegal action. `start` (a
+    state built from a position, see cardgen.engine.position) replaces the record's new game:
+    its actions are then applied from that position."""
     if game is None:
         game = load_game(record.game)
     module = engine_module(game)
@@ -305,10 +307,16 @@ def replay(record: Record, game: Game | None = None) -> ReplayReport:
         rules = module.Rules(game, record.players, record.variant)
     except ValueError as exc:
         raise RecordError([Problem(source, f"record: {exc}")]) from None
-    try:
-        state = rules.new_initial_state(record.deck_order)
-    except ValueError as exc:
-        raise RecordError([Problem(source, f"record: {exc}")]) from None
+    if start is not None:
+        if start.rules.game.id != game.id or start.rules.players != record.players:
+            raise RecordError([Problem(source, f"record: the position is {start.rules.game.id} for {start.rules.players} "
+                                               f"player(s), the record {game.id} for {record.players}")])
+        state = start
+    else:
+        try:
+            state = rules.new_initial_state(record.deck_order)
+        except ValueError as exc:
+            raise RecordError([Problem(source, f"record: {exc}")]) from None
     lines = record.locations.get("actions") or []
     report = ReplayReport(record, state, 0)
     # Chance outcomes the record gives are applied; any it leaves out come from its seed.
