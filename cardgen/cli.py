@@ -145,12 +145,17 @@ def simulate(game: str, count: int, seed: int, players: int | None, variant: str
 
 @cli.command()
 @click.argument("record", type=click.Path(dir_okay=False))
+@click.option("--from", "position", type=click.Path(dir_okay=False), help="Start from this POSITION (YAML) instead of a new game.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
-def replay(record: str, fmt: str) -> None:
+def replay(record: str, position: str | None, fmt: str) -> None:
     """Replay a RECORD (YAML), check every choice, and print the final state and scores."""
     from .engine.record import format_replay, load_record, replay as run_replay
 
-    report = run_replay(load_record(record))
+    start = None
+    if position is not None:
+        from .engine.position import load_position
+        start = load_position(position)[1]
+    report = run_replay(load_record(record, need_shuffle=position is None), start=start)
     click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2, default=str) if fmt == "json" else format_replay(report))
     if not report.ok:
         sys.exit(1)
