@@ -1,9 +1,11 @@
 """Engine speed: random games per second on one core, per game, and a timed `simulate` run.
 
     python3 benchmarks/bench_engine.py [--seconds 3] [--simulate-games 10000]
+    python3 benchmarks/bench_engine.py --targets [--repeat 5] [--seconds 2]
 
-Targets: llll and alice solo >= 2,000 random games/s, requiem and 4-player ohanatsumi
->= 1,000; `simulate --games 10000` of any game < 15 s.
+Targets (issue 13, random play, one core): llll 4p >= 2,500 games/s, alice solo >= 4,000,
+requiem >= 3,000, ohanatsumi 4p >= 2,500; `simulate --games 10000` of any game < 15 s.
+`--targets` measures only those four, `--repeat` times each, and judges the median.
 Numbers are measured in this run on this machine; compare them only with each other.
 """
 
@@ -24,11 +26,11 @@ from cardgen.engine.simulate import game_seed, play, simulate  # noqa: E402
 from cardgen.load import bundled_game_ids, load_game  # noqa: E402
 
 # (game, players) -> random games per second on one core; None means every player count.
-TARGETS = {("llll", None): 2000, ("alice", 1): 2000, ("requiem", None): 1000, ("ohanatsumi", 4): 1000}
+TARGETS = {("llll", 4): 2500, ("alice", 1): 4000, ("requiem", 3): 3000, ("ohanatsumi", 4): 2500}
 
 
 def target_for(game_id: str, players: int) -> int | None:
-    return TARGETS.get((game_id, players), TARGETS.get((game_id, None)))
+    return TARGETS.get((game_id, players))
 
 
 def games_per_second(game, players: int, policy: str, seconds: float) -> tuple[float, float]:
@@ -48,12 +50,34 @@ def games_per_second(game, players: int, policy: str, seconds: float) -> tuple[f
     return games / elapsed, actions / elapsed
 
 
+def check_targets(seconds: float, repeat: int) -> int:
+    """Median random games/s of each target over `repeat` runs; exit status 1 if one is missed."""
+    import statistics
+    print(f"one core (rates per CPU-second of this process); load average {os.getloadavg()[0]:.2f}; "
+          f"median of {repeat} runs of {seconds:g} s")
+    missed = 0
+    for (game_id, players), target in TARGETS.items():
+        game = load_game(game_id)
+        runs = [games_per_second(game, players, "random", seconds)[0] for _ in range(repeat)]
+        median = statistics.median(runs)
+        ok = median >= target
+        missed += not ok
+        shown = ", ".join(f"{r:.0f}" for r in runs)
+        print(f"{game_id:<11} {players}p random  median {median:7.0f} games/s  target {target}: "
+              f"{'met' if ok else 'MISSED'}  (runs: {shown})")
+    return 1 if missed else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--simulate-games", type=int, default=10000, help="games for the timed simulate run (0 = skip)")
+    parser.add_argument("--targets", action="store_true", help="measure only the four targets (random play) and judge the median")
+    parser.add_argument("--repeat", type=int, default=5, help="measurements per target with --targets")
     args = parser.parse_args()
     random.seed(0)
+    if args.targets:
+        sys.exit(check_targets(args.seconds, args.repeat))
     print(f"one core (rates per CPU-second of this process); {os.cpu_count()} cores on this machine,"
           f" load average {os.getloadavg()[0]:.2f}")
     for game_id in bundled_game_ids():

@@ -151,11 +151,12 @@ class Deck:
     its list, and the next card is forced).
     """
 
-    __slots__ = ("layers",)
+    __slots__ = ("layers", "hint")
 
     def __init__(self, cards: Iterable = (), ordered: bool = False) -> None:
         cards = list(cards)
         self.layers: list[list] = [[ordered, cards]] if cards else []
+        self.hint = 0      # where the last candidate() was found: take() looks there first
 
     @classmethod
     def stacked(cls, top_first: Sequence) -> "Deck":
@@ -165,6 +166,7 @@ class Deck:
     def copy(self) -> "Deck":
         new = Deck.__new__(Deck)
         new.layers = [[o, list(c)] for o, c in self.layers]
+        new.hint = self.hint
         return new
 
     def __len__(self) -> int:
@@ -194,7 +196,10 @@ class Deck:
     def candidate(self, i: int):
         """The i-th possible next card (0 <= i < choices())."""
         ordered, cards = self.layers[0]
-        return cards[-1] if ordered else cards[i]
+        if ordered:
+            return cards[-1]
+        self.hint = i
+        return cards[i]
 
     def candidates(self) -> list:
         ordered, cards = self.layers[0]
@@ -209,10 +214,12 @@ class Deck:
                 raise IllegalAction(f"the next card is known and is not {card}")
             cards.pop()
         else:
-            try:
-                i = cards.index(card)
-            except ValueError:
-                raise IllegalAction(f"{card} is not in the deck") from None
+            i = self.hint
+            if i >= len(cards) or cards[i] != card:
+                try:
+                    i = cards.index(card)
+                except ValueError:
+                    raise IllegalAction(f"{card} is not in the deck") from None
             cards[i] = cards[-1]
             cards.pop()
         if not cards:

@@ -63,6 +63,7 @@ def A(kind: str, *args) -> Act:
 
 
 HOLD_A, SKIP_A, RESTROOM_A = A("hold"), A("skip"), A("restroom")
+_DECK_NAME = {"offer": "qdeck", "event": "edeck"}     # other draw steps take from the flower deck
 
 SUCCESS_NO_BREAK = "success_no_restroom"
 FAILED = "failed"
@@ -281,7 +282,7 @@ class State(core.ChoiceState):
         "rules", "history", "hidden_moves", "queue", "went_now", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
         "fdown", "offer", "quest", "rows", "opened", "urge", "done", "held", "status", "went",
         "order", "pick", "adv", "boss", "boss_i", "phase", "actor", "options", "_legal", "final",
-        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok",
+        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok", "cdeck",
     )
 
     def __init__(self, rules: Rules, qdeck: core.Deck, edeck: core.Deck, fdeck: core.Deck) -> None:
@@ -289,6 +290,7 @@ class State(core.ChoiceState):
         self.history = []
         self.hidden_moves = {}
         self.queue: list[tuple] = []        # pending steps; a draw or a roll waits for chance
+        self.cdeck: str | None = None       # the deck attribute the pending chance node draws from (None: a die)
         self.went_now = False
         n = self.n = rules.players
         c = self.chars = rules.sets
@@ -359,16 +361,16 @@ class State(core.ChoiceState):
         return self.qdeck if what == "offer" else self.edeck if what == "event" else self.fdeck
 
     def chance_size(self) -> int:
-        step = self.queue[0]
-        if step[0] == "roll":
+        name = self.cdeck
+        if name is None:
             return self.rules.die
-        return self._deck_for(step).choices()
+        return getattr(self, name).choices()
 
     def chance_at(self, i: int) -> Act:
-        step = self.queue[0]
-        if step[0] == "roll":
+        name = self.cdeck
+        if name is None:
             return self.rules.roll_act[i]
-        return self.rules.draw_act[self._deck_for(step).candidate(i)]
+        return self.rules.draw_act[getattr(self, name).candidate(i)]
 
     def _chance_outcome(self, action) -> None:
         r = self.rules
@@ -380,7 +382,7 @@ class State(core.ChoiceState):
                 self.queue.insert(0, (then, p, ch))
             return
         card = r.index[action[1][0]]
-        self._deck_for(step).take(card)
+        getattr(self, self.cdeck).take(card)
         # A quest is revealed front up: everyone sees its kind (in the public view), nobody which
         # physical card (its back) it is; events and flowers are dealt face down.
         self.hidden_moves[len(self.history) - 1] = ()
@@ -414,6 +416,7 @@ class State(core.ChoiceState):
                 queue.pop(0)              # the flower deck ran out: nothing to slip in
                 continue
             self.phase = core.CHANCE_PHASE
+            self.cdeck = None if what == "roll" else _DECK_NAME.get(what, "fdeck")
             self._legal = None
             return
 
@@ -481,6 +484,9 @@ class State(core.ChoiceState):
 
     def _adventure(self) -> None:
         """Open cards in turn order until someone may declare a break, or every card is open."""
+        if self.chars == 1:
+            self._adventure_one()
+            return
         r = self.rules
         order = self.order
         n = self.n
@@ -529,6 +535,46 @@ class State(core.ChoiceState):
                 if opts:
                     self._ask(DECLARE, p, opts)
                     return
+        self._start_boss()
+
+    def _adventure_one(self) -> None:
+        """`_adventure` for one character a player (every variant but two_character): the same
+        rules (see there), without the per-character loops."""
+        r = self.rules
+        order, n, quest = self.order, self.n, self.quest
+        rows, opened, urge = self.rows, self.opened, self.urge
+        is_event, urge_add, is_restroom = r.is_event, r.urge_add, r.is_restroom
+        need_left, max_between = r.need_event_left, r.max_flowers_between
+        adv = self.adv
+        idle = 0
+        while idle < n:
+            p = order[adv % n]
+            adv += 1
+            row = rows[p][0]
+            popen = opened[p]
+            i = popen[0]
+            if quest[p] is None or i >= len(row):
+                idle += 1
+                continue
+            idle = 0
+            card = row[i]
+            popen[0] = i + 1
+            if is_event[card]:
+                urge[p][0] += urge_add[card]
+                flowers_here = 0
+            elif is_restroom[card]:
+                urge[p][0] = r.restroom_to
+                flowers_here = self._flowers_before(row, i + 1)
+            else:      # an elf: asked again at once (see _adventure)
+                urge[p][0] += urge_add[card]
+                flowers_here = 0
+            ok = (i + 1 < len(row) or not need_left) and flowers_here < max_between
+            self.declare_ok[0] = ok
+            if ok and self.fdeck:
+                self.adv = adv
+                self._ask(DECLARE, p, [HOLD_A, RESTROOM_A])
+                return
+        self.adv = adv
         self._start_boss()
 
     def _flowers_before(self, row: list[int], end: int) -> int:
