@@ -22,7 +22,8 @@ from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
 from . import engine_module
-from .bots import make_policy, policy_names
+from ..analysis.metrics import balance_metrics, game_features
+from .agents import make_any_policy, parse_policy
 from .core import TERMINAL, Rules, State
 
 CHUNK = 250          # games per task sent to a worker
@@ -118,11 +119,11 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
     for index in range(start, stop):
         gseed = game_seed(seed, index)
         seat_names = seat_policies(names, index, rotate)
-        policies = [make_policy(module, name, rules) for name in seat_names]
+        policies = [make_any_policy(module, name, rules) for name in seat_names]
         state = play(rules, policies, gseed)
         result = state.result()
         out.append((index, tuple(seat_names), result.scores, result.winners, result.length,
-                    result.success, result.ending, result.draw))
+                    result.success, result.ending, result.draw, game_features(state, result)))
         if records_dir:
             from .record import Record, save_record
 
@@ -168,6 +169,7 @@ class SimulationReport:
     policy_wins: Counter
     policy_score_sum: Counter
     score_counts: list[Counter] = field(default_factory=list)   # per seat: score -> games
+    features: list[dict] = field(default_factory=list)          # per game, in index order (analysis.metrics)
     workers: int = 1
     elapsed: float = 0.0
     records_dir: str | None = None
@@ -211,6 +213,7 @@ class SimulationReport:
                 rows.append({"policy": name, "seat_games": seats, "wins": wins, "win_rate": wins / seats if seats else 0.0,
                              "wilson95": [lo, hi], "mean_score": self.policy_score_sum[name] / seats if seats else 0.0})
             out["strategies"] = rows
+        out["metrics"] = balance_metrics(self)
         out["run"] = {"workers": self.workers, "elapsed_s": round(self.elapsed, 3), "records_dir": self.records_dir}
         return out
 
@@ -246,10 +249,11 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
         names = names * players
     if len(names) != players:
         raise CardgenError(f"give one policy for every seat or {players} policies (one per seat), not {len(names)}")
-    known = set(policy_names(module)) | {"random", "first"}
     for name in names:
-        if name not in known:
-            raise CardgenError(f"{game.id} has no policy {name!r}; choose from {', '.join(sorted(known))}")
+        try:
+            parse_policy(module, name)
+        except ValueError as exc:
+            raise CardgenError(f"{game.id}: {exc}") from None
     if not module.Rules.supports(players, variant):
         playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v))
         raise CardgenError(f"{game.id}: variant {variant!r} cannot be played by {players} player(s); "
@@ -314,7 +318,9 @@ def _report(game_id: str, players: int, variant: str, games: int, seed: int, nam
     policy_wins: Counter = Counter()
     policy_score: Counter = Counter()
     score_counts: list[Counter] = [Counter() for _ in range(players)]
-    for _index, seat_names, scores, winners, length, success, ending, draw in rows:
+    features = []
+    for _index, seat_names, scores, winners, length, success, ending, draw, feature in rows:
+        features.append(feature)
         lengths.append(length)
         for s in range(players):
             score_counts[s][scores[s]] += 1
@@ -338,7 +344,7 @@ def _report(game_id: str, players: int, variant: str, games: int, seed: int, nam
                 policy_wins[seat_names[s]] += 1
     return SimulationReport(game_id, players, variant, games, seed, names, rotate, cooperative, seat_wins, draws,
                             lengths, endings, successes, success_scores, policy_games, policy_wins, policy_score,
-                            score_counts, workers, elapsed, records_dir)
+                            score_counts, features, workers, elapsed, records_dir)
 
 
 def format_report(report: SimulationReport) -> str:
