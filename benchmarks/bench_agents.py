@@ -1,0 +1,165 @@
+"""Search agents measured: IS-MCTS speed (iterations per second, seconds per game) and strength.
+
+    python benchmarks/bench_agents.py speed [--iterations 200] [--games 5]
+        one IS-MCTS seat against three greedy bots in 4-player llll, on one core
+    python benchmarks/bench_agents.py strength GAME PLAYERS POLICY... [--games 400] [--workers 2]
+        e.g. strength llll 4 ismcts:200 greedy greedy greedy   (seats rotated every game)
+             strength alice 1 ismcts:200                        (solo success)
+    python benchmarks/bench_agents.py openspiel [--iterations 200] [--games 3]
+        OpenSpiel's IS-MCTS through the bridge, for comparison
+
+Games are played in chunks of a few games across worker processes with progress on stderr;
+game i uses the same seeds as `cardgen simulate` game i, so the result equals
+`cardgen simulate GAME --players P --policy ... --rotate-seats --games N --seed S --format json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cardgen.engine import engine_module  # noqa: E402
+from cardgen.engine.agents import make_any_policy  # noqa: E402
+from cardgen.engine.simulate import _report, _run_chunk, play  # noqa: E402
+from cardgen.load import load_game  # noqa: E402
+
+
+def speed(iterations: int, games: int, seed: int) -> dict:
+    game = load_game("llll")
+    module = engine_module(game)
+    rules = module.Rules(game, 4)
+    per_game = []
+    its = []
+    for k in range(games):
+        agent = make_any_policy(module, f"ismcts:{iterations}", rules)
+        seat = k % 4
+        policies = [agent if s == seat else make_any_policy(module, "greedy", rules) for s in range(4)]
+        started = time.perf_counter()
+        play(rules, policies, seed + k)
+        per_game.append(time.perf_counter() - started)
+        its.append(agent.iterations_per_second())
+        print(f"game {k + 1}/{games}: {per_game[-1]:.2f} s, {agent.stats['moves']} searched moves, "
+              f"{its[-1]:.0f} iterations/s, determinizations {agent.determinizer.samples} "
+              f"({agent.determinizer.inconsistent} inconsistent)", file=sys.stderr)
+    per_game.sort()
+    its.sort()
+    return {"bench": "ismcts-speed", "game": "llll", "players": 4, "iterations": iterations, "games": games,
+            "seconds_per_game_median": per_game[len(per_game) // 2], "seconds_per_game_max": per_game[-1],
+            "iterations_per_second_median": its[len(its) // 2]}
+
+
+def strength(game_id: str, players: int, names: list[str], games: int, seed: int, workers: int, chunk: int,
+             rows_file: str | None = None) -> dict:
+    game = load_game(game_id)
+    module = engine_module(game)
+    variant = module.Rules.default_variant(players, game)
+    if len(names) == 1:
+        names = names * players
+    rotate = len(set(names)) > 1
+    tasks = [(str(game.root), players, variant, tuple(names), rotate, seed, start, min(games, start + chunk), None)
+             for start in range(0, games, chunk)]
+    rows = []
+    started = time.perf_counter()
+    with multiprocessing.get_context().Pool(workers) as pool:
+        for part in pool.imap_unordered(_run_chunk, tasks):
+            rows.extend(part)
+            if rows_file:      # every finished game at once, so a run cut short still counts
+                with open(rows_file, "a") as handle:
+                    for row in part:
+                        handle.write(json.dumps(row) + "\n")
+            print(f"{game_id}: {len(rows)}/{games} games, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - started
+    return summarise(game_id, players, names, rows, seed, workers, elapsed)
+
+
+def summarise(game_id: str, players: int, names: list[str], rows: list, seed: int, workers: int, elapsed: float) -> dict:
+    game = load_game(game_id)
+    module = engine_module(game)
+    variant = module.Rules.default_variant(players, game)
+    if len(names) == 1:
+        names = names * players
+    rotate = len(set(names)) > 1
+    games = len(rows)
+    rows = [tuple(tuple(x) if isinstance(x, list) else x for x in row) for row in rows]
+    report = _report(game.id, players, variant, games, seed, names, rotate, module.Rules.cooperative, rows, workers, elapsed, None)
+    data = report.as_dict()
+    out = {"bench": "ismcts-strength", "game": game_id, "players": players, "policies": names, "games": games,
+           "seed": seed, "elapsed_s": round(elapsed, 1), "workers": workers,
+           "command": f"cardgen simulate {game_id} --players {players} " + " ".join(f"--policy {p}" for p in names)
+           + (" --rotate-seats" if rotate else "") + f" --games {games} --seed {seed} --format json"}
+    if "cooperative" in data:
+        out["success"] = data["cooperative"]
+        out["endings"] = data["endings"]
+    else:
+        out["strategies"] = data.get("strategies") or data["seats"]
+    out["metrics"] = data["metrics"]
+    return out
+
+
+def openspiel(iterations: int, games: int, seed: int) -> dict:
+    from cardgen.engine.openspiel_bridge import openspiel_policy
+
+    game = load_game("llll")
+    module = engine_module(game)
+    rules = module.Rules(game, 4)
+    per_game = []
+    for k in range(games):
+        agent = openspiel_policy(rules, "openspiel-ismcts", iterations)
+        policies = [agent] + [make_any_policy(module, "greedy", rules) for _ in range(3)]
+        started = time.perf_counter()
+        play(rules, policies, seed + k)
+        per_game.append(time.perf_counter() - started)
+        print(f"openspiel game {k + 1}/{games}: {per_game[-1]:.2f} s, {agent.iterations_per_second():.0f} iterations/s",
+              file=sys.stderr)
+    return {"bench": "openspiel-ismcts-speed", "game": "llll", "iterations": iterations, "games": games,
+            "seconds_per_game": per_game, "iterations_per_second": agent.iterations_per_second()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    s = sub.add_parser("speed")
+    s.add_argument("--iterations", type=int, default=200)
+    s.add_argument("--games", type=int, default=5)
+    s.add_argument("--seed", type=int, default=1)
+    t = sub.add_parser("strength")
+    t.add_argument("game")
+    t.add_argument("players", type=int)
+    t.add_argument("policies", nargs="+")
+    t.add_argument("--games", type=int, default=400)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--workers", type=int, default=2)
+    t.add_argument("--chunk", type=int, default=4)
+    t.add_argument("--rows", help="append each finished game to this JSON-lines file")
+    u = sub.add_parser("summarise", help="the result of the games a --rows file holds (a run cut short)")
+    u.add_argument("rows")
+    u.add_argument("game")
+    u.add_argument("players", type=int)
+    u.add_argument("policies", nargs="+")
+    u.add_argument("--seed", type=int, default=0)
+    o = sub.add_parser("openspiel")
+    o.add_argument("--iterations", type=int, default=200)
+    o.add_argument("--games", type=int, default=2)
+    o.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.what == "speed":
+        result = speed(args.iterations, args.games, args.seed)
+    elif args.what == "openspiel":
+        result = openspiel(args.iterations, args.games, args.seed)
+    elif args.what == "summarise":
+        rows = [json.loads(line) for line in open(args.rows)]
+        result = summarise(args.game, args.players, args.policies, rows, args.seed, 0, 0.0)
+    else:
+        result = strength(args.game, args.players, args.policies, args.games, args.seed, args.workers, args.chunk, args.rows)
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The native IS-MCTS agent: policy names, determinizations consistent with the observation,
+legal moves in every game, and a searched move that beats a blunder."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cardgen.engine import engine_module
+from cardgen.engine.agents import PolicySpec, make_any_policy, parse_policy
+from cardgen.engine.agents.ismcts import Determinizer, ISMCTSPolicy
+from cardgen.engine.core import choose, resolve_chance
+from cardgen.engine.harness import configurations
+from cardgen.engine.simulate import play, simulate
+from cardgen.errors import CardgenError
+from cardgen.load import bundled_games_dir, load_game
+
+from .conftest import BUNDLED
+
+
+def _rules(game_id: str, players: int, variant: str | None = None):
+    game = load_game(str(bundled_games_dir() / game_id))
+    module = engine_module(game)
+    return module, module.Rules(game, players, variant or module.Rules.default_variant(players, game))
+
+
+def test_policy_names_are_read_in_one_place():
+    module, _ = _rules("llll", 4)
+    assert parse_policy(module, "ismcts") == PolicySpec("ismcts", 200, "random")
+    assert parse_policy(module, "ismcts:50") == PolicySpec("ismcts", 50, "random")
+    assert parse_policy(module, "ismcts:50:greedy") == PolicySpec("ismcts", 50, "greedy")
+    assert parse_policy(module, "openspiel-ismcts:30").kind == "openspiel-ismcts"
+    assert parse_policy(module, "greedy") == PolicySpec("greedy")
+    for bad in ("ismcts:lots", "ismcts:0", "ismcts:5:nobody", "openspiel-mcts:5:greedy", "cleverest"):
+        with pytest.raises(ValueError):
+            parse_policy(module, bad)
+
+
+def test_simulate_refuses_a_bad_agent_name_with_a_message():
+    with pytest.raises(CardgenError, match="iteration count"):
+        simulate("llll", games=1, players=4, policies=["ismcts:many"])
+
+
+def _mid_game(game_id: str, players: int, variant: str, seed: int, steps: int):
+    module, rules = _rules(game_id, players, variant)
+    bot = make_any_policy(module, "random", rules)
+    state = rules.new_initial_state(None)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        resolve_chance(state, rng)
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        state.apply_unchecked(choose(bot, state, seat, rng))
+    resolve_chance(state, rng)
+    return rules, state
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_determinizations_match_the_seat_observation(game_id):
+    """A sample the determinizer calls consistent is one the seat cannot tell from the real
+    state; most samples are (the agent counts the others in `inconsistent`)."""
+    game = load_game(str(bundled_games_dir() / game_id))
+    tried = consistent = 0
+    for players, variant in configurations(game):
+        for seed, steps in ((1, 6), (2, 25), (3, 15)):
+            rules, state = _mid_game(game_id, players, variant, seed, steps)
+            if state.is_terminal():
+                continue
+            seat = state.current_player()
+            obs = state.observation(seat)
+            sampled, ok = Determinizer(rules).sample(obs, random.Random(seed))
+            sampled.check_invariants()
+            tried += 1
+            if ok:
+                consistent += 1
+                assert sampled.information_state_string(seat) == state.information_state_string(seat)
+                assert sampled.legal_actions() == state.legal_actions()
+    # ohanatsumi's observation keeps the results of past rounds but not the event cards opened
+    # in them (they are shuffled back at cleanup), so matching it is a search over many draws
+    need = 1 / 3 if game_id == "ohanatsumi" else 2 / 3
+    assert consistent >= tried * need, (consistent, tried)
+
+
+def test_determinizations_vary_what_the_seat_has_not_seen():
+    rules, state = _mid_game("llll", 4, "standard", 3, 2)
+    seat = state.current_player()
+    obs = state.observation(seat)
+    determinizer = Determinizer(rules)
+    hidden = set()
+    for k in range(20):
+        sampled, ok = determinizer.sample(obs, random.Random(k))
+        assert ok
+        hidden.add(tuple(sampled.zones().get("castle", ())) + tuple(sampled.zones().get("aside", ())))
+    assert len(hidden) > 1
+
+
+@pytest.mark.parametrize("game_id,players", [("llll", 3), ("alice", 2), pytest.param("requiem", 3, marks=pytest.mark.slow),
+                                             pytest.param("ohanatsumi", 2, marks=pytest.mark.slow)])
+def test_ismcts_plays_legal_games_to_the_end(game_id, players):
+    module, rules = _rules(game_id, players)
+    agent = make_any_policy(module, "ismcts:4", rules)
+    assert isinstance(agent, ISMCTSPolicy)
+    others = [make_any_policy(module, "random", rules) for _ in range(players - 1)]
+    state = play(rules, [agent] + others, 5)
+    assert state.is_terminal()
+    assert agent.stats["moves"] > 0 and agent.iterations_per_second() > 0
+
+
+def test_ismcts_runs_through_simulate_with_its_name():
+    report = simulate("alice", games=2, players=1, policies=["ismcts:5"], workers=1).as_dict()
+    assert report["policies"] == ["ismcts:5"] and report["games"] == 2
+
+
+@pytest.mark.slow
+def test_ismcts_prefers_success_over_random_in_alice_solo():
+    """Fixed seeds, few games: a smoke test of strength, not a measurement (see bench_agents)."""
+    searched = simulate("alice", games=12, seed=3, players=1, policies=["ismcts:60"], workers=1).successes
+    blind = simulate("alice", games=12, seed=3, players=1, policies=["random"], workers=1).successes
+    assert searched >= blind
