@@ -143,3 +143,15 @@ def test_percentile_nearest_rank():
 def test_game_seeds_are_stable_and_distinct():
     assert game_seed(1, 0) == game_seed(1, 0)
     assert len({game_seed(s, i) for s in range(3) for i in range(100)}) == 300
+
+
+def test_results_count_the_players_decisions_apart_from_every_move(game):
+    """GameResult.length counts every move (chance and automatic too); decisions only the
+    players' own choices, which is what simulate reports as a game's length."""
+    from cardgen.engine.core import count_decisions, is_automatic
+    state, result = random_game(llll.Rules(game, 3), 5)
+    chance = sum(1 for a in state.history if a.kind == "draw")
+    automatic = sum(1 for a in state.history if is_automatic(a))
+    assert result.length == len(state.history)
+    assert result.decisions == count_decisions(state.history) == result.length - chance - automatic
+    assert chance == 32 and automatic > 0 and result.as_dict()["decisions"] == result.decisions

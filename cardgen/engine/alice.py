@@ -824,7 +824,8 @@ class State(core.ChoiceState):
             details["profiles"] = [r.ids[c] if c is not None else None for c in self.profiles]
             details["loser"] = self.loser
         success = self.ending == "solved" if self.n == 1 else None
-        return GameResult(self.scores(), self.winners_, len(self.history), success, self.ending, details)
+        return GameResult(self.scores(), self.winners_, len(self.history), success, self.ending, details,
+                          core.count_decisions(self.history))
 
     # ---- zones and invariants ----------------------------------------------------------------
 

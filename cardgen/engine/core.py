@@ -85,6 +85,18 @@ class Action(NamedTuple):
 
 DRAW = "draw"       # the kind of every card-draw chance outcome: draw:<card id>
 ROLL = "roll"       # the kind of every die chance outcome: roll:<face>
+CHANCE_KINDS = frozenset({DRAW, ROLL})
+
+
+def is_automatic(action: "Action") -> bool:
+    """A move the rules made for a player who had no choice (auto-pass, auto-pick, skip ...)."""
+    kind = action[0]
+    return kind.startswith("auto-") or kind == "skip"
+
+
+def count_decisions(history: Sequence["Action"]) -> int:
+    """How many moves of `history` were the players' own choices (not chance, not automatic)."""
+    return sum(1 for a in history if a[0] not in CHANCE_KINDS and not is_automatic(a))
 
 
 @dataclass(frozen=True)
@@ -93,10 +105,11 @@ class GameResult:
 
     scores: tuple[int, ...]
     winners: tuple[int, ...]           # empty for a co-operative/solo loss
-    length: int                        # number of moves in the history (choices, chance, automatic)
+    length: int                        # every move in the history: choices, chance outcomes, automatic moves
     success: bool | None = None        # co-operative / solo games: did the players win
     ending: str | None = None          # named ending (requiem) or reason ("deck-empty", ...)
     details: Mapping[str, Any] = field(default_factory=dict)
+    decisions: int | None = None       # the players' own choices only (what a game's length means to players)
 
     @property
     def draw(self) -> bool:
@@ -105,6 +118,7 @@ class GameResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {"scores": list(self.scores), "winners": list(self.winners), "length": self.length,
+                "decisions": self.decisions,
                 "draw": self.draw, "success": self.success, "ending": self.ending,
                 "details": dict(self.details)}
 

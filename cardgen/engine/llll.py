@@ -470,12 +470,12 @@ class State(core.State):
         vp = self.rules.vp
         scores = tuple(self.points(s) for s in range(n))
         if self.princess_winner >= 0:
-            return GameResult(scores, (self.princess_winner,), len(self.history), ending="princess",
+            return GameResult(scores, (self.princess_winner,), len(self.history), decisions=core.count_decisions(self.history), ending="princess",
                               details={"round": self.round})
         keys = [(scores[s], max((vp[c] for c in self.scores[s]), default=0), len(self.scores[s])) for s in range(n)]
         best = max(keys)
         winners = tuple(s for s in range(n) if keys[s] == best)
-        return GameResult(scores, winners, len(self.history), ending="points", details={"round": self.round})
+        return GameResult(scores, winners, len(self.history), decisions=core.count_decisions(self.history), ending="points", details={"round": self.round})
 
     def zones(self) -> Mapping[str, list[str]]:
         out: dict[str, list[str]] = {"deck": self.deck.cards(), "set_aside": self.aside,

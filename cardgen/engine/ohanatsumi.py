@@ -728,7 +728,8 @@ class State(core.ChoiceState):
             "accidents": list(self.accidents),
             "restroom_breaks": list(self.breaks),
         }
-        return GameResult(scores, winners, len(self.history), None, "quests-exhausted", details)
+        return GameResult(scores, winners, len(self.history), None, "quests-exhausted", details,
+                          core.count_decisions(self.history))
 
     # ---- zones -----------------------------------------------------------------------------
 

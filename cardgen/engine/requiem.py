@@ -700,9 +700,9 @@ class State(core.State):
         details = {"turns": self.turn, "fallen_princes": self.fallen_princes()}
         if self.victory:
             ending = ending_for(self.rules.game, score)["id"]
-            return GameResult((score,) * self.n, tuple(range(self.n)), len(self.history), success=True,
+            return GameResult((score,) * self.n, tuple(range(self.n)), len(self.history), decisions=core.count_decisions(self.history), success=True,
                               ending=ending, details=details)
-        return GameResult((score,) * self.n, (), len(self.history), success=False,
+        return GameResult((score,) * self.n, (), len(self.history), decisions=core.count_decisions(self.history), success=False,
                           ending=f"defeat:{self.loss}", details=details)
 
     def zones(self) -> Mapping[str, list[str]]:
