@@ -122,7 +122,10 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
         policies = [make_any_policy(module, name, rules) for name in seat_names]
         state = play(rules, policies, gseed)
         result = state.result()
-        out.append((index, tuple(seat_names), result.scores, result.winners, result.length,
+        # a game's length is the players' decisions (chance outcomes and automatic moves are
+        # in the history and in result.length, but they are not turns anyone plays)
+        length = result.decisions if result.decisions is not None else result.length
+        out.append((index, tuple(seat_names), result.scores, result.winners, length,
                     result.success, result.ending, result.draw, game_features(state, result)))
         if records_dir:
             from .record import Record, save_record
@@ -368,7 +371,7 @@ def format_report(report: SimulationReport) -> str:
     if d["endings"]:
         lines.append("  endings: " + ", ".join(f"{k} {v} ({v / d['games']:.1%})" for k, v in d["endings"].items()))
     ln = d["length"]
-    lines.append(f"  length (actions): mean {ln['mean']:.1f}, min {ln['min']}, p10 {ln['p10']}, p25 {ln['p25']}, "
+    lines.append(f"  length (player decisions; chance and automatic moves not counted): mean {ln['mean']:.1f}, min {ln['min']}, p10 {ln['p10']}, p25 {ln['p25']}, "
                  f"median {ln['p50']}, p75 {ln['p75']}, p90 {ln['p90']}, max {ln['max']}")
     for row in d.get("strategies", []):
         lo, hi = row["wilson95"]
