@@ -21,6 +21,7 @@ from .. import __version__
 from ..engine.simulate import simulate
 from ..files import write_atomic
 from ..model import Game
+from ..analysis.metrics import skill_table
 from .charts import BAR_ALT, Bar, bar_chart, histogram
 from .pages import PageWriter, text_of
 from ..errors import DataError, Problem
@@ -39,6 +40,8 @@ WORDS = {
     "endings": {"ja": "結末の分布", "en": "How games ended"},
     "success_scores": {"ja": "成功したゲームの得点", "en": "Scores of successful games"},
     "draws": {"ja": "引き分け率", "en": "Draw rate"},
+    "metrics": {"ja": "バランス指標（95 % 区間）", "en": "Balance metrics (95 % intervals)"},
+    "skill": {"ja": "腕前は効くか：強い方針と弱い方針（95 % 区間）", "en": "Does skill matter? Strong against weak policies (95 % intervals)"},
     "summary": {"ja": "{games}ゲーム・シード{seed}・{players}人・方針：{policies}・cardgen {version}",
                 "en": "{games} games · seed {seed} · {players} players · policies: {policies} · cardgen {version}"},
 }
@@ -98,6 +101,15 @@ def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, d
         if index:
             writer.new_page()
         _draw_run(writer, lang, run, data)
+    rows = skill_table(results)
+    if rows:
+        writer.new_page()
+        writer.heading(WORDS["skill"][lang], size=13)
+        for row in rows:
+            lo, hi = row["wilson95"]
+            fair = f" (1/n = {row['fair']:.0%})" if row["fair"] else ""
+            writer.paragraph(f"{row['players']}p · {row['policies']} · {row['measure']}: {row['rate']:.1%} "
+                             f"[{lo:.1%}–{hi:.1%}]{fair}", size=9)
     writer.finish()
     return buffer.getvalue()
 
@@ -154,6 +166,8 @@ def _draw_run(writer: PageWriter, lang: str, run: ReportRun, data: dict) -> None
             _chart(writer, WORDS["strategies"][lang],
                    bar_chart(bars, width, 130, font, maximum=1.0, percent=True, reference=1 / data["players"], colour=BAR_ALT))
         writer.paragraph(f"{WORDS['draws'][lang]}: {data['draw_rate'] * 100:.1f}%", size=9)
+    if data.get("metrics"):
+        _draw_metrics(writer, lang, data["metrics"])
     if data.get("scores"):
         counts: dict[int, int] = {}
         for per_seat in data["scores"].values():
@@ -167,3 +181,31 @@ def _draw_run(writer: PageWriter, lang: str, run: ReportRun, data: dict) -> None
         length = data["length"]
         writer.paragraph(f"{WORDS['length'][lang]}: mean {length['mean']:.1f}, min {length['min']}, "
                          f"median {length['p50']}, max {length['max']}", size=9)
+
+
+def _ci(value: dict, key: str = "ci95", percent: bool = False) -> str:
+    if not value or value.get("mean", value.get("rate")) is None:
+        return "–"
+    mean = value.get("mean", value.get("rate"))
+    lo, hi = value.get(key) or value.get("wilson95") or (mean, mean)
+    return f"{mean:.1%} [{lo:.1%}–{hi:.1%}]" if percent else f"{mean:.2f} [{lo:.2f}–{hi:.2f}]"
+
+
+def _draw_metrics(writer: PageWriter, lang: str, m: dict) -> None:
+    """The run's balance metrics (cardgen.analysis.metrics) as lines of text."""
+    writer.heading(WORDS["metrics"][lang], size=10.5)
+    lines = [f"length: {_ci(m['length'])}"]
+    if "success_rate" in m:
+        lines.append(f"success: {_ci(m['success_rate'], 'wilson95', True)}")
+    else:
+        for seat in m.get("seat_advantage", []):
+            lo, hi = seat["advantage95"]
+            lines.append(f"seat {seat['seat']} advantage (win rate − 1/n): {seat['advantage']:+.1%} [{lo:+.1%}, {hi:+.1%}]")
+        lines.append(f"draws: {_ci(m['draw_rate'], 'wilson95', True)}")
+        lines.append(f"lead changes per game: {_ci(m['lead_changes'])}")
+        lines.append(f"decisiveness (share of the game before the winner leads for good): {_ci(m['decisiveness'])}")
+    for name, e in (m.get("endings") or {}).items():
+        lo, hi = e["wilson95"]
+        lines.append(f"ending {name}: {e['rate']:.1%} [{lo:.1%}–{hi:.1%}]")
+    for line in lines:
+        writer.paragraph(line, size=8.5)
