@@ -679,7 +679,7 @@ def overflow_error(game: Game, overflows: list) -> CardgenError:
 def _report_spec_problems(game: Game) -> list[Problem]:
     """What `cardgen report` would refuse in the game's report.yaml (its runs, their policies)."""
     from .engine import engine_module
-    from .engine.bots import policy_names
+    from .engine.agents import parse_policy
     from .io.paths import game_template
     from .render.report import report_runs
 
@@ -690,14 +690,14 @@ def _report_spec_problems(game: Game) -> list[Problem]:
         runs = report_runs(game)
     except CardgenError as exc:
         return list(exc.problems)
-    known = set(policy_names(module)) | {"random", "first"}
     at = game.where("game.yaml")
     out = []
     for run in runs:
         for name in run.policies:
-            if name not in known:
-                out.append(Problem(at, f"report.yaml: run '{run.title}' names policy '{name}', which {game.engine} does not have; "
-                                       f"use one of {', '.join(sorted(known))}"))
+            try:
+                parse_policy(module, name)
+            except ValueError as exc:
+                out.append(Problem(at, f"report.yaml: run '{run.title}': {exc}"))
     return out
 
 

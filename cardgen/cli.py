@@ -33,6 +33,9 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:  # `cardgen list | head`: the reader has gone; nothing to say
+            sys.stderr.close()
+            ctx.exit(0)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as exc:
@@ -117,7 +120,7 @@ def export(game: str, fmt: str, output: str | None) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed; game i uses a seed derived from (seed, i).")
 @click.option("--players", type=int, help="Player count (default: the game's minimum).")
 @click.option("--variant", help="Rules variant (default: the game's usual one for that player count).")
-@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order.")
+@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order. A game bot (random, greedy, heuristic ...) or a search agent for every game: ismcts[:ITERATIONS[:ROLLOUT]] (native IS-MCTS, 200 by default), openspiel-ismcts[:N] / openspiel-mcts[:N] (needs the [agents] extra).")
 @click.option("--rotate-seats", is_flag=True, help="Shift the policies one seat each game (compare strategies, not seats).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
@@ -257,7 +260,7 @@ def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: i
 @click.option("--seed", type=int, default=0, show_default=True, help="Sweep seed; game i of a point uses a seed derived from (seed, point, i).")
 @click.option("--players", type=int, help="Player count (default: the game's minimum).")
 @click.option("--variant", help="Rules variant (default: the game's usual one for that player count).")
-@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order.")
+@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order. A game bot (random, greedy, heuristic ...) or a search agent for every game: ismcts[:ITERATIONS[:ROLLOUT]] (native IS-MCTS, 200 by default), openspiel-ismcts[:N] / openspiel-mcts[:N] (needs the [agents] extra).")
 @click.option("--rotate-seats", is_flag=True, help="Shift the policies one seat each game.")
 @click.option("--target", help='Mark the points meeting a goal, e.g. "seat_gap<0.05, success=0.3..0.6".')
 @click.option("--metric", "metrics", multiple=True, help="A metric to chart in the report (repeatable; default: the game's main one).")
