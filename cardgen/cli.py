@@ -33,9 +33,6 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
-        except BrokenPipeError:  # `cardgen list | head`: the reader has gone; nothing to say
-            sys.stderr.close()
-            ctx.exit(0)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as exc:
