@@ -33,6 +33,10 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:  # `cardgen list | head`: the reader has gone; nothing to say
+            # Python's recipe: point stdout at devnull so the flush at exit does not fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(0)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as exc:

@@ -97,3 +97,20 @@ def test_card_text_below_the_layouts_floor_fails_check(game_copy):
     code, output = _check(_llll_with_small_initial(game_copy, "5.5"))
     assert code == 1
     assert "FAIL text-size:" in output and "below the layout's text_floor 5.5 pt" in output
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`cardgen list | head -1`: the reader goes away after the first line while the next game is
+    still loading; the next line meets a closed pipe: no traceback, no 'internal error'."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "cardgen", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    first = b""
+    while not first.endswith(b"\n"):
+        first += proc.stdout.read(1)
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert first.startswith(b"alice ")
+    assert proc.wait(timeout=60) == 0, stderr
+    assert "Traceback" not in stderr and "internal error" not in stderr and "Exception ignored" not in stderr
