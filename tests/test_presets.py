@@ -76,11 +76,27 @@ def test_explicit_values_win_and_bad_names_are_refused():
         get_preset("mcp")
 
 
-def test_check_preset_names_the_card_and_box(alice):
-    problems = safe_zone_problems(alice, PRESETS["tgc"])
+def test_check_preset_names_the_card_and_box(game_copy):
+    """The frame of AL04 used to sit 1.2 mm inside the trim (issue 11); put it back there in a copy."""
+    from cardgen.io.paths import bundled_templates
+
+    folder = game_copy("alice")
+    (folder / "templates").mkdir()
+    layout = (bundled_templates() / "alice" / "layout.yaml").read_text(encoding="utf-8")
+    fixed = '{name: white_edge, kind: rect, at: [3.2, 3.2, "W-6.4", "H-6.4"]'
+    assert fixed in layout
+    (folder / "templates" / "layout.yaml").write_text(
+        layout.replace(fixed, '{name: white_edge, kind: rect, at: [1.2, 1.2, "W-2.4", "H-2.4"]'), encoding="utf-8")
+    broken = load_game(folder)
+    problems = safe_zone_problems(broken, PRESETS["tgc"])
     assert [(cid, side, box) for cid, side, box, _ in problems] == [("AL04", "front", "white_edge")]
     assert "1.2 mm" in problems[0][3]
-    results = check_preset(alice, "tgc")
+    results = check_preset(broken, "tgc")
     assert not results[0].ok and "AL04" in results[0].message and "white_edge" in results[0].message
     assert results[0].location is not None and "layout.yaml" in str(results[0].location)
-    assert all(r.ok for r in check_preset(load_game("llll"), "tgc"))
+
+
+@pytest.mark.parametrize("game", ["alice", "llll", "requiem", "ohanatsumi"])
+@pytest.mark.parametrize("preset", ["tgc", "mpc", "dtc"])
+def test_bundled_games_keep_every_box_in_each_services_safe_zone(game, preset):
+    assert all(r.ok for r in check_preset(load_game(game), preset))
