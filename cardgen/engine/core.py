@@ -94,9 +94,17 @@ def is_automatic(action: "Action") -> bool:
     return kind.startswith("auto-") or kind == "skip"
 
 
+_NOT_DECISIONS: set = set(CHANCE_KINDS)     # kinds seen so far that are chance or automatic
+_DECISIONS: set = set()
+
+
 def count_decisions(history: Sequence["Action"]) -> int:
     """How many moves of `history` were the players' own choices (not chance, not automatic)."""
-    return sum(1 for a in history if a[0] not in CHANCE_KINDS and not is_automatic(a))
+    kinds = [a[0] for a in history]
+    for kind in set(kinds) - _NOT_DECISIONS - _DECISIONS:
+        (_NOT_DECISIONS if kind.startswith("auto-") or kind == "skip" else _DECISIONS).add(kind)
+    skip = _NOT_DECISIONS
+    return len(kinds) - sum(1 for k in kinds if k in skip)
 
 
 @dataclass(frozen=True)
