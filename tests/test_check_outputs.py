@@ -114,3 +114,28 @@ def test_a_closed_pipe_ends_quietly():
     assert first.startswith(b"alice ")
     assert proc.wait(timeout=60) == 0, stderr
     assert "Traceback" not in stderr and "internal error" not in stderr and "Exception ignored" not in stderr
+
+
+def test_a_huge_number_in_a_rules_template_is_a_message_at_its_line(game_copy):
+    """Found by the 2,000-case fuzz run (requiem-5226): Jinja's lexer raises ValueError, not a
+    syntax error, for a number literal of more than 4,300 digits."""
+    folder = game_copy("requiem")
+    rules = folder / "rules.en.md"
+    lines = rules.read_text(encoding="utf-8").split("\n")
+    lines.insert(4, "{{ " + "1" * 5000 + " }}")
+    rules.write_text("\n".join(lines), encoding="utf-8")
+    code, output = _check(folder)
+    assert code == 1 and "rules.en.md:5:" in output and "4300 digits" in output
+    assert "Traceback" not in output and "internal error" not in output
+
+
+def test_a_runaway_box_position_is_a_message_at_its_line(game_copy):
+    folder = game_copy("llll")
+    (folder / "templates").mkdir()
+    layout = (bundled_templates() / "llll" / "layout.yaml").read_text(encoding="utf-8")
+    needle = "at: [4.5, 4.5, 14, 14]"
+    assert needle in layout
+    line = layout[: layout.index(needle)].count("\n") + 1
+    (folder / "templates" / "layout.yaml").write_text(layout.replace(needle, "at: [4.5, 4.5, 1e308*10, 14]", 1), encoding="utf-8")
+    code, output = _check(folder)
+    assert code == 1 and f"layout.yaml:{line}:" in output and "outside -1000..1000 mm" in output

@@ -133,11 +133,16 @@ RUNTIME_ERRORS = (jinja2.TemplateError, SecurityError, TemplateTimeout, Arithmet
                   KeyError, IndexError, AttributeError, RecursionError, OverflowError, MemoryError)
 
 
+# Jinja's lexer and parser can fail outside TemplateSyntaxError: a 5,000-digit number literal
+# (ValueError from int()), or nesting deep enough to exhaust the recursion limit.
+COMPILE_ERRORS = (jinja2.TemplateSyntaxError, ValueError, OverflowError, RecursionError, MemoryError)
+
+
 def compile_template(source: str, origin: Location, what: str = "template", strict: bool = True) -> jinja2.Template:
     """Compile `source` in the sandbox; DataError at its file:line on a syntax error."""
     try:
         template = environment(strict).from_string(source)
-    except jinja2.TemplateSyntaxError as exc:
+    except COMPILE_ERRORS as exc:
         raise DataError([template_problem(exc, origin, what)]) from None
     # Only statements ({% for %}, {% macro %}, ...) can run long: range() and repetition are
     # capped, so a template of {{ expressions }} alone needs no deadline (and no timer syscalls).
@@ -149,7 +154,7 @@ def compile_expression(source: str, origin: Location, what: str = "expression", 
     """Compile a Jinja expression (a layout's `when:` or `vars:`); DataError on a syntax error."""
     try:
         return environment(strict).compile_expression(source)
-    except jinja2.TemplateSyntaxError as exc:
+    except COMPILE_ERRORS as exc:
         raise DataError([template_problem(exc, origin, what)]) from None
 
 

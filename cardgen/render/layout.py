@@ -758,9 +758,11 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, as
 
 def _arith(src: str, names: Mapping[str, float]) -> float:
     """Evaluate arithmetic like 'W-6' or '(H-10)/2' with the names given; nothing else."""
+    if len(src) > 200:  # a position is short arithmetic; a longer one is a mistake (and costly to parse)
+        raise ValueError(f"'{src[:30]}…' is too long for a position; write a number or short arithmetic on W and H")
     try:
         tree = ast.parse(src.strip(), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ValueError(f"'{src}' is not a number or arithmetic on W and H") from None
 
     def ev(n: ast.AST) -> float:
@@ -777,6 +779,11 @@ def _arith(src: str, names: Mapping[str, float]) -> float:
         raise ValueError(f"'{src}' is not a number or arithmetic on W and H")
 
     try:
-        return ev(tree)
+        value = ev(tree)
     except ZeroDivisionError:
         raise ValueError(f"'{src}' divides by zero") from None
+    except (RecursionError, OverflowError):
+        raise ValueError(f"'{src}' is not a number or arithmetic on W and H") from None
+    if not -1000 <= value <= 1000:  # mm: far beyond any card, and never inf or nan
+        raise ValueError(f"'{src}' gives {value:g} mm, outside -1000..1000 mm; check the position")
+    return value
