@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import re
 import signal
 import threading
 from typing import Any, Callable, Iterator
@@ -138,11 +139,18 @@ RUNTIME_ERRORS = (jinja2.TemplateError, SecurityError, TemplateTimeout, Arithmet
 COMPILE_ERRORS = (jinja2.TemplateSyntaxError, ValueError, OverflowError, RecursionError, MemoryError)
 
 
+def _long_number_line(source: str) -> int | None:
+    match = re.search(r"\d{4000,}", source)
+    return source.count("\n", 0, match.start()) + 1 if match else None
+
+
 def compile_template(source: str, origin: Location, what: str = "template", strict: bool = True) -> jinja2.Template:
     """Compile `source` in the sandbox; DataError at its file:line on a syntax error."""
     try:
         template = environment(strict).from_string(source)
     except COMPILE_ERRORS as exc:
+        if isinstance(exc, ValueError) and not isinstance(exc, jinja2.TemplateSyntaxError):
+            exc.lineno = _long_number_line(source)  # type: ignore[attr-defined]  # the lexer gives none
         raise DataError([template_problem(exc, origin, what)]) from None
     # Only statements ({% for %}, {% macro %}, ...) can run long: range() and repetition are
     # capped, so a template of {{ expressions }} alone needs no deadline (and no timer syscalls).
