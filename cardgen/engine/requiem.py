@@ -450,6 +450,33 @@ class State(core.State):
                 out.append(RESCUE_A)
         return out
 
+    def _has_choice(self, seat: int, phase: str) -> bool:
+        """len(self._actions(seat, phase)) > 1, without building the actions (the rules ask
+        every seat in every phase, so this is the hot path of skipping)."""
+        if phase == PRINCE:
+            return bool(self.princes)
+        intercept, owner = self.intercept, self.owner
+        if phase == RETREAT:
+            return any(c is not None and owner[k] == seat for k, c in enumerate(intercept))
+        if self.acted[seat]:
+            return False
+        line = self.lines[seat]
+        tapped = self.tapped
+        if phase == SCOUT:
+            revealed = self.revealed
+            return any(c not in tapped for c in line) and any(c is not None and c not in revealed for c in self.arrival)
+        if phase == RALLY:
+            return any(c in tapped for c in line)
+        if phase == SORTIE:
+            if self.open_slots() and any(c not in tapped for c in line):
+                return True
+            princes = self.rules.princes
+            return any(c is not None and owner[k] == seat and c in princes and self._can_declare(c)
+                       for k, c in enumerate(intercept))
+        if phase == RESCUE:
+            return bool(self.city)
+        return False
+
     def _can_declare(self, prince: str) -> bool:
         rules = self.rules
         suit = rules.suit[prince]
@@ -547,7 +574,7 @@ class State(core.State):
         history = self.history
         while True:
             while seat < n:
-                if len(self._actions(seat, phase)) > 1:
+                if self._has_choice(seat, phase):
                     self.current = seat
                     self.phase = phase
                     return
