@@ -24,7 +24,8 @@ from ..model import Game
 from . import engine_module
 from ..analysis.metrics import balance_metrics, game_features
 from .agents import make_any_policy, parse_policy
-from .core import TERMINAL, Rules, State
+from .core import Rules, State
+from .core import play as core_play
 
 CHUNK = 250          # games per task sent to a worker
 Z95 = 1.959963984540054
@@ -62,23 +63,14 @@ def percentile(sorted_values: Sequence[int], q: float) -> int:
 
 
 def play(rules: Rules, policies: Sequence[Any], seed: int, deck_order: Sequence[str] | None = None) -> State:
-    """Play one game to the end: the fast loop (actions come from legal_actions via the bots,
-    so they are applied without validating them a second time)."""
-    state = rules.new_state(random.Random(seed), deck_order)
-    rng = random.Random(policy_seed(seed))
-    history = state.history
-    limit = rules.max_actions
-    apply = state._apply
-    current = state.current_player
-    while True:
-        seat = current()
-        if seat == TERMINAL:
-            return state
-        action = policies[seat].choose(state, rng)
-        apply(action)
-        history.append(action)
-        if len(history) > limit:
-            raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {limit} actions without ending")
+    """Play one game to the end: chance outcomes drawn from a source seeded with `seed`, the
+    bots' own randomness from `policy_seed(seed)` (the fast loop: actions come from
+    legal_actions, so they are applied without validating them a second time)."""
+    state = rules.new_initial_state(deck_order)
+    try:
+        return core_play(state, policies, random.Random(seed), random.Random(policy_seed(seed)), rules.max_actions)
+    except RuntimeError:
+        raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {rules.max_actions} moves without ending") from None
 
 
 def seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
@@ -131,7 +123,7 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
             from .record import Record, save_record
 
             record = Record(game=rules.game.id, players=players, variant=variant, seed=gseed,
-                            actions=list(state.history),
+                            actions=[str(a) for a in state.history],
                             meta={"policies": seat_names, "run_seed": seed, "index": index,
                                   "result": {"scores": list(result.scores), "winners": list(result.winners),
                                              "ending": result.ending}})
@@ -242,7 +234,7 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     if players not in game.player_counts:
         raise CardgenError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
     if variant is None:
-        variant = module.Rules.default_variant(players)
+        variant = module.Rules.default_variant(players, game)
     if variant not in module.Rules.variants:
         raise CardgenError(f"{game.id} has no variant {variant!r}; choose from {', '.join(module.Rules.variants)}")
     if games < 1:
@@ -257,8 +249,8 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
             parse_policy(module, name)
         except ValueError as exc:
             raise CardgenError(f"{game.id}: {exc}") from None
-    if not module.Rules.supports(players, variant):
-        playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v))
+    if not module.Rules.supports(players, variant, game):
+        playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v, game))
         raise CardgenError(f"{game.id}: variant {variant!r} cannot be played by {players} player(s); "
                            f"with {players} player(s) use {playable or 'another player count'}")
     try:
