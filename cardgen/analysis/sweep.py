@@ -32,8 +32,8 @@ from typing import Any, Callable, Sequence
 from ..errors import CardgenError
 from ..files import write_atomic
 from .overrides import GameSource, Refused, Vary, format_overrides, point_key
+from .metrics import Z95, wilson
 
-Z95 = 1.959963984540054
 FORMAT_VERSION = 1
 
 
@@ -97,12 +97,6 @@ def plan_points(spec: SweepSpec) -> list[dict[str, Any]]:
 
 
 # --- metrics --------------------------------------------------------------------------------
-
-def wilson(successes: int, n: int) -> tuple[float, float]:
-    from ..engine.simulate import wilson as _wilson
-
-    return _wilson(successes, n)
-
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_").lower()

@@ -22,13 +22,12 @@ from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
 from . import engine_module
-from ..analysis.metrics import balance_metrics, game_features
+from ..analysis.metrics import Z95, balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
 from .core import play as core_play
 
 CHUNK = 250          # games per task sent to a worker
-Z95 = 1.959963984540054
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -41,17 +40,6 @@ def policy_seed(game_seed_: int) -> int:
     """The bots' own random source for a game (never the game's chance source)."""
     digest = hashlib.sha256(f"cardgen-policy:{game_seed_}".encode()).digest()
     return int.from_bytes(digest[:7], "big")
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95 % by default)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def percentile(sorted_values: Sequence[int], q: float) -> int:

@@ -34,7 +34,7 @@ WORDS = {
     "seat": {"ja": "席", "en": "Seat"},
     "win_rate": {"ja": "席ごとの勝率（95 % ウィルソン区間）", "en": "Win rate by seat (95 % Wilson interval)"},
     "strategies": {"ja": "戦略ごとの勝率（95 % 区間）", "en": "Win rate by strategy (95 % interval)"},
-    "length": {"ja": "ゲームの長さ（行動数）", "en": "Game length (actions)"},
+    "length": {"ja": "ゲームの長さ（プレイヤーの選択数）", "en": "Game length (player decisions)"},
     "scores": {"ja": "得点の分布（全席）", "en": "Score distribution (all seats)"},
     "success": {"ja": "成功率（95 % 区間）", "en": "Success rate (95 % interval)"},
     "endings": {"ja": "結末の分布", "en": "How games ended"},
