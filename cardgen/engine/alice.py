@@ -768,10 +768,6 @@ class State(core.ChoiceState):
             return (r.solo_score(self.records[0]) if self.ending == "solved" else 0,)
         return tuple(r.versus_score(self.records[p], self.profiles[p]) for p in range(self.n))
 
-    def to_act(self) -> int | None:
-        seat = self.current_player()
-        return seat + 1 if seat >= 0 else None
-
     def public_view(self) -> dict:
         """What both players see (seats numbered from 1): records, memos, discards, deck sizes,
         the turn counts, the event being resolved, and the ending."""

@@ -764,13 +764,6 @@ class State(core.ChoiceState):
     def describe(self, action) -> str:
         return f"seat {self.actor}: {action}" if isinstance(action, str) else repr(action)
 
-    def phase_name(self) -> str:
-        return self.phase
-
-    def to_act(self) -> int | None:
-        seat = self.current_player()
-        return seat + 1 if seat >= 0 else None
-
     def public_view(self) -> dict:
         """What every player sees (seats numbered from 1): quest fronts (the kind; the backs stay
         hidden until the boss check), urges, opened cards, how many cards wait face down."""

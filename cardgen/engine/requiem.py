@@ -772,9 +772,6 @@ class State(core.State):
             pass
         return str(action)
 
-    def phase_name(self) -> str:
-        return self.phase
-
     def to_act(self) -> int | None:
         return self.current + 1 if self.current >= 0 else None
 
