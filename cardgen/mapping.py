@@ -52,7 +52,7 @@ import yaml
 
 from .errors import DataError, Problem
 from .io import paths
-from .io.reader import SchemaReader
+from .io.reader import SchemaReader, kind_of
 from .model import Card, Game, Location, Text
 
 MAPPING_FILE = "mapping.yaml"
@@ -748,19 +748,19 @@ class _Builder:
             std = parse_standard_card(node.value)
             if std is not None:
                 return std
-        self.r.error(node, f"{what}: {_kind(node)} is not a standard card; write rank then suit (AS, 10H, QD, 7C, or with ♠ ♥ ♦ ♣), or JK / JKR / JKB for a joker")
+        self.r.error(node, f"{what}: {kind_of(node)} is not a standard card; write rank then suit (AS, 10H, QD, 7C, or with ♠ ♥ ♦ ♣), or JK / JKR / JKB for a joker")
         return None
 
     def _rank(self, node: yaml.Node, what: str) -> int | None:
         rank = parse_rank(node.value) if isinstance(node, yaml.ScalarNode) else None
         if rank is None:
-            self.r.error(node, f"{what}: {_kind(node)} is not a standard rank; use A, 2..10, J, Q, K (or 1..13)")
+            self.r.error(node, f"{what}: {kind_of(node)} is not a standard rank; use A, 2..10, J, Q, K (or 1..13)")
         return rank
 
     def _suit(self, node: yaml.Node, what: str) -> str | None:
         suit = parse_suit(node.value) if isinstance(node, yaml.ScalarNode) else None
         if suit is None:
-            self.r.error(node, f"{what}: {_kind(node)} is not a standard suit; use S, H, D or C (or ♠ ♥ ♦ ♣)")
+            self.r.error(node, f"{what}: {kind_of(node)} is not a standard suit; use S, H, D or C (or ♠ ♥ ♦ ♣)")
         return suit
 
     def _suit_of(self, card: Card) -> tuple[str | None, yaml.Node | None]:
@@ -970,14 +970,6 @@ def _show_value(value: Any) -> str:
     if isinstance(value, tuple) and len(value) == 2:
         return value[1]
     return str(value)
-
-
-def _kind(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
-        return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    return repr(node.value) if node.value != "" else "an empty value"
 
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
