@@ -23,7 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import sizes
 from .errors import CardgenError, Problem
@@ -32,6 +32,9 @@ from .model import LANGUAGES, Game
 from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
                            calibration_pdf, compute_layout, sheets_pdf)
+
+if TYPE_CHECKING:
+    from .checks import CheckResult
 
 OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox")
 MAX_BACK_OFFSET_MM = 10.0
@@ -414,11 +417,6 @@ _progress_queue = None
 
 
 def _init_build_worker(queue) -> None:
-    # Ctrl-C goes to the whole process group: only the parent handles it (it terminates the
-    # pool), so workers ignore it instead of each printing a KeyboardInterrupt traceback.
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _progress_queue
     _progress_queue = queue
 
@@ -458,6 +456,8 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
         return [build_game(game, options, step) for game in games]
     import multiprocessing
 
+    from .workers import worker_pool
+
     context = multiprocessing.get_context()
     queue = context.SimpleQueue()
     parts: dict[int, dict[int, tuple]] = {gi: {} for gi in range(len(games))}
@@ -480,8 +480,7 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
     with output_lock(options.out_dir):
         for game in games:
             _remove_temp_files(options.out_dir / game.id)
-        pool = context.Pool(min(workers, len(tasks)), _init_build_worker, (queue,))
-        try:
+        with worker_pool(min(workers, len(tasks)), _init_build_worker, (queue,)) as pool:
             ordered = sorted(tasks, key=lambda t: -t.cost)
             running = [(t, pool.apply_async(_run_task, (games[t.game_index], t))) for t in ordered]
             while running:
@@ -504,12 +503,6 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
                     still[0][1].wait(0.05)
                 running = still
             drain()
-        except BaseException:  # KeyboardInterrupt above all: stop the workers now, then let it rise
-            pool.terminate()
-            pool.join()
-            raise
-        pool.close()
-        pool.join()
     if errors:
         raise errors[min(errors)]
     return [results[gi] for gi in range(len(games))]

@@ -14,18 +14,11 @@ sweep point's seed from (seed, point), never from where or when it ran.
 from __future__ import annotations
 
 import os
-import signal
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import CardgenError
 
 EXECUTORS = ("local", "dask")
-
-
-def _ignore_sigint() -> None:
-    # Ctrl-C reaches the whole process group: the parent terminates the pool, so workers stay
-    # quiet instead of each printing a KeyboardInterrupt traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class LocalExecutor:
@@ -51,19 +44,11 @@ class LocalExecutor:
             for i, item in enumerate(items):
                 yield i, fn(item)
             return
-        import multiprocessing
+        from ..workers import worker_pool
 
-        pool = multiprocessing.get_context().Pool(min(self.workers, len(items)), _ignore_sigint)
         indexed = [(fn, i, item) for i, item in enumerate(items)]
-        try:
-            results = pool.imap(_call, indexed) if ordered else pool.imap_unordered(_call, indexed)
-            yield from results
-        except BaseException:  # KeyboardInterrupt above all (or the consumer stopped): stop the workers now
-            pool.terminate()
-            pool.join()
-            raise
-        pool.close()
-        pool.join()
+        with worker_pool(min(self.workers, len(items))) as pool:
+            yield from (pool.imap(_call, indexed) if ordered else pool.imap_unordered(_call, indexed))
 
     def close(self) -> None:
         pass

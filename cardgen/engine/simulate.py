@@ -11,7 +11,6 @@ import hashlib
 import math
 import os
 import random
-import signal
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
 from . import engine_module
-from ..analysis.metrics import Z95, balance_metrics, game_features, wilson
+from ..analysis.metrics import balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
 from .core import play as core_play
@@ -75,9 +74,6 @@ _GAMES: dict[str, Game] = {}
 
 
 def _init_worker(root: str, game: Game) -> None:
-    # Ctrl-C goes to the whole process group: only the parent handles it (it terminates the
-    # pool), so workers ignore it instead of each printing a KeyboardInterrupt traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _CACHE.clear()          # a forked worker must not reuse rules cached by an earlier run
     _GAMES.clear()
     _GAMES[root] = game
@@ -269,20 +265,13 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
             if progress:
                 progress(len(chunk))
     else:
-        import multiprocessing
+        from ..workers import worker_pool
 
-        pool = multiprocessing.get_context().Pool(min(workers, len(tasks)), _init_worker, (root, game))
-        try:
+        with worker_pool(min(workers, len(tasks)), _init_worker, (root, game)) as pool:
             for chunk in pool.imap(_run_chunk, tasks):
                 rows.extend(chunk)
                 if progress:
                     progress(len(chunk))
-        except BaseException:  # KeyboardInterrupt above all: stop the workers now, then let it rise
-            pool.terminate()
-            pool.join()
-            raise
-        pool.close()
-        pool.join()
     elapsed = time.perf_counter() - started
     return _report(game.id, players, variant, games, seed, names, rotate, rules.cooperative, rows,
                    workers, elapsed, records_dir)
