@@ -14,12 +14,11 @@ from typing import Any
 import yaml
 
 from . import sizes
-from .errors import DataError, Problem
+from .errors import DataError
 from .io import limits
 from .io.paths import package_root, portable_name_problem
 from .io.reader import SchemaReader, display_path
 from .model import (
-    LANGUAGES,
     Card,
     CardType,
     Component,
@@ -27,7 +26,6 @@ from .model import (
     FieldSpec,
     Game,
     Location,
-    Text,
 )
 
 FIELD_KINDS = ("int", "str", "text", "enum", "bool")

@@ -451,7 +451,6 @@ class State(core.ChoiceState):
         self._choose_next()
 
     def _choose_next(self) -> None:
-        r = self.rules
         while self.pick < self.n:
             p = self.order[self.pick]
             if not self.offer:

@@ -49,12 +49,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..errors import DataError, Problem
+from ..errors import DataError
 from ..io import limits
-from ..io.reader import SchemaReader, display_path, where as node_location
+from ..io.reader import SchemaReader, display_path
 from ..io.schema import Int, Str, validate
 from ..load import load_game
-from ..model import Location
 from . import core
 
 TOP_KEYS = {"game", "players", "variant", "phase", "to_act", "zones", "decks", "counters", "pending"}

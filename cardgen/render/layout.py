@@ -66,7 +66,7 @@ from ..errors import DataError, Problem
 from ..io import paths, sandbox
 from ..io.reader import SchemaReader
 from ..model import LANGUAGES, Card, Game, Location, Text
-from ..sizes import CARD_SIZES_MM, size_mm
+from ..sizes import size_mm
 from . import icons
 
 SAFE_MM = 3.0

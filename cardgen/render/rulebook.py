@@ -47,7 +47,7 @@ from ..files import write_atomic
 from ..fonts import GOTHIC, MINCHO, register_fonts
 from ..io import paths, sandbox
 from ..io.reader import SchemaReader, compose, display_path, read_text
-from ..io.schema import Anything, Bool, Dict, Int, List, Map, Num, OneOf, Str, Text as TextSpec, validate
+from ..io.schema import Anything, Bool, Dict, Int, List, Map, Num, Str, validate
 from ..model import Card, CardType, Game, Location, Text
 from ..text import break_lines
 
