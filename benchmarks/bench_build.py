@@ -202,8 +202,8 @@ def floor_pngs(shop_pdf: bytes, pages: list[int], dpi: int = 300) -> int:
 
 def png_pages(game) -> list[int]:
     """The print-shop pages cardgen writes as PNGs: every front and own back, each shared back once."""
-    from cardgen.render.card import faces
-    from cardgen.render.printshop import page_labels
+    from cardgen.render.cards.card import faces
+    from cardgen.render.print.printshop import page_labels
 
     seen, pages = set(), []
     for index, _, _, group in page_labels(game, faces(game)):
@@ -223,7 +223,7 @@ def floor_rulebook(game, lang: str) -> bytes:
     from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
     from reportlab.platypus.tables import TableStyle
 
-    from cardgen.render.rulebook import TextBlock, _Builder
+    from cardgen.render.documents.rulebook import TextBlock, _Builder
 
     rl_config.useA85 = 0
     builder = _Builder(game, lang)
@@ -350,7 +350,7 @@ def main() -> None:
         print(f"2. PNG, {faces_n} faces: {ours:.3f} CPU s ({faces_n / ours:.0f} faces per CPU s), floor {floors:.3f}: "
               f"ratio {ratio:.2f} (target <= {TARGET_PNG_RATIO})")
         # 3. rulebooks vs a one-pass platypus floor
-        from cardgen.render.rulebook import build_rulebook
+        from cardgen.render.documents.rulebook import build_rulebook
 
         ours = floors = 0.0
         for game in games:

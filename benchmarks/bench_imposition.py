@@ -5,7 +5,7 @@
 Builds the home-print PDF (`sheets_pdf`, what `cardgen build --only sheets` renders) of all
 four bundled games, in this process:
 
-- before:     `cardgen/render/sheet.py` as it was before issue 11 part A (read from git,
+- before:     `cardgen/render/print/sheet.py` as it was before issue 11 part A (read from git,
               commit BASELINE), duplex long, no bleed: "today's duplex build";
 - duplex:     the current default (automatic home bleed, haloed marks, checklist page);
 - gutterfold: the current gutterfold pages (and checklist);
@@ -30,15 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cardgen.load import bundled_game_ids, load_game  # noqa: E402
-from cardgen.render import card as card_render  # noqa: E402
-from cardgen.render import sheet  # noqa: E402
+from cardgen.render.cards import card as card_render  # noqa: E402
+from cardgen.render.print import sheet  # noqa: E402
 
 BASELINE = "9889df3"  # the last commit before the issue 11 part A sheet changes
 TARGET = 1.3
 
 
 def load_baseline():
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{BASELINE}:cardgen/render/sheet.py"],
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{BASELINE}:cardgen/render/print/sheet.py"],
                             check=True, capture_output=True, text=True).stdout
     spec = importlib.util.spec_from_loader("cardgen.render._sheet_before", loader=None)
     module = importlib.util.module_from_spec(spec)

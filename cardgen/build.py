@@ -29,8 +29,8 @@ from . import sizes
 from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
 from .model import LANGUAGES, Game
-from .render.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
-from .render.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
+from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
+from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
                            calibration_pdf, compute_layout, sheets_pdf)
 
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ class BuildResult:
 
 
 def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
-    from .render.card import card_size_mm
+    from .render.cards.card import card_size_mm
 
     spec = options.card_size
     try:
@@ -270,7 +270,7 @@ def check_build(game: Game, options: BuildOptions) -> None:
     card_size = resolve_card_size(game, options)
     target = options.target
     if target is not None and target.png_px and "png" in options.outputs:
-        from .render.raster import png_size
+        from .render.cards.raster import png_size
 
         got = png_size(card_size, options.shop_bleed)
         if got != target.png_px:
@@ -308,7 +308,7 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
         for path, data in rendered.pending:
             result.files.append(_write(options.out_dir, path, data))
         if rendered.shop is not None and outputs & {"png", "tts"}:
-            from .render import raster
+            from .render.cards import raster
 
             card_size = resolve_card_size(game, options)
             labels = page_labels(game, rendered.pairs)
@@ -342,7 +342,7 @@ def _png_names(labels, target) -> dict[str, str]:
     if target is None:
         return {}
     from .presets import png_file_name
-    from .render.raster import safe_name, shared_back_name
+    from .render.cards.raster import safe_name, shared_back_name
 
     out: dict[str, str] = {}
     numbers: dict[str, int] = {}
@@ -518,7 +518,7 @@ class _Rendered:
 
 def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _Rendered:
     """Everything `build_game` writes but the PNG and TTS images, rendered in memory and checked."""
-    from .render.card import faces
+    from .render.cards.card import faces
 
     options.validate()
     outputs = set(options.outputs)
@@ -566,7 +566,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     """
     from .checks import CheckResult
 
-    from .render.card import TEXT_SIZES
+    from .render.cards.card import TEXT_SIZES
 
     problems: list[Problem] = []
     sizes: list = []
@@ -590,7 +590,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
 def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
     """Card text printed small: a warning below READABLE_TEXT_PT, a failure below the layout's text_floor."""
     from .checks import CheckResult
-    from .render.layout import READABLE_TEXT_PT, get_layout
+    from .render.cards.layout import READABLE_TEXT_PT, get_layout
 
     if not sizes:
         return []
@@ -623,23 +623,23 @@ def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path
     """Rulebooks (both languages), the standard-deck sheet and the playtest kit, rendered in memory."""
     out: list[tuple[Path, bytes]] = []
     if "rules" in options.outputs:
-        from .render.rulebook import build_rulebook
+        from .render.documents.rulebook import build_rulebook
 
         for lang in ("ja", "en"):
             out.append((base / f"{game.id}-rules-{lang}.pdf", build_rulebook(game, lang, options.paper)))
     if "standard" in options.outputs:
         from .mapping import has_mapping
-        from .render.standard_sheet import build_standard_sheet
+        from .render.documents.standard_sheet import build_standard_sheet
 
         if has_mapping(game):  # an invalid mapping raises DataError with its file:line problems
             out.append((base / f"{game.id}-standard-deck.pdf", build_standard_sheet(game, options.lang, options.paper)))
     if "tuckbox" in options.outputs:
-        from .render.tuckbox import tuckbox_pdf
+        from .render.print.tuckbox import tuckbox_pdf
 
         out.append((base / f"{game.id}-tuckbox.pdf", tuckbox_pdf(game, resolve_card_size(game, options), options.paper, options.lang,
                                                                   options.card_thickness_mm)))
     if "playtest" in options.outputs:
-        from .render.playtest import build_playtest, has_playtest
+        from .render.documents.playtest import build_playtest, has_playtest
 
         if has_playtest(game):
             out.append((base / f"{game.id}-playtest.pdf", build_playtest(game, options.lang, options.paper)))
@@ -674,7 +674,7 @@ def _report_spec_problems(game: Game) -> list[Problem]:
     from .engine import engine_module
     from .engine.agents import parse_policy
     from .io.paths import game_template
-    from .render.report import report_runs
+    from .render.documents.report import report_runs
 
     module = engine_module(game)
     if module is None or game_template(game, "report.yaml") is None:

@@ -123,7 +123,7 @@ def printed_claim_checks(game: Game) -> list[CheckResult]:
     for claim in game.claims:
         if not isinstance(claim, dict) or claim.get("kind") != "copy_icons":
             continue
-        from .render.card import icon_counts
+        from .render.cards.card import icon_counts
 
         cid = claim.get("id", "copy-icons")
         text = claim.get("text", {}).get("en", cid) if isinstance(claim.get("text"), dict) else cid

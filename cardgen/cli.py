@@ -179,7 +179,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
     if not report.ok:
         raise CardgenError(list(report.problems))
     if sheet_lang:
-        from .render.standard_sheet import write_standard_sheet
+        from .render.documents.standard_sheet import write_standard_sheet
 
         click.echo(f"wrote {write_standard_sheet(loaded, sheet_lang)}", err=True)
 
@@ -243,7 +243,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
 def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: int | None) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
-    from .render.report import report_runs, write_balance_report
+    from .render.documents.report import report_runs, write_balance_report
 
     loaded = load_game(game)
     runs = report_runs(loaded)

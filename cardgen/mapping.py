@@ -35,7 +35,7 @@ The format (see card_data/MAPPING.md for the designer's version)::
     note: {ja: ..., en: ...}    # optional: anything else a player should know
 
 Standard cards are written `AS`, `10H`, `QD`, `7C` (or with ♠ ♥ ♦ ♣), jokers `JK` (either),
-`JKR` (red) and `JKB` (black). Nothing here draws; `cardgen.render.standard_sheet` does.
+`JKR` (red) and `JKB` (black). Nothing here draws; `cardgen.render.documents.standard_sheet` does.
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ def corner_index(game: Game, card: Card | str) -> tuple[str, str | None] | None:
 
     A joker gives ("JK", None | "red" | "black"). None when the game has no mapping, the
     mapping is invalid, or the card must be printed anyway. Draw the suit as a vector shape
-    (`cardgen.render.standard_sheet.draw_index`), not as a font glyph.
+    (`cardgen.render.documents.standard_sheet.draw_index`), not as a font glyph.
     """
     report = cached_mapping(game)
     if report is None or not report.ok:

@@ -96,8 +96,8 @@ def safe_zone_problems(game, preset: Preset) -> list[tuple[str, str, str, str]]:
     1.2 mm inside the trim, shows uneven after a commercial cut (±1 mm).  Boxes are measured
     on the preset's card size, each edge against the trim edge it faces.
     """
-    from .render.card import _context
-    from .render.layout import get_layout, rotated_extent
+    from .render.cards.card import _context
+    from .render.cards.layout import get_layout, rotated_extent
     from .sizes import size_mm
 
     layout = get_layout(game)
@@ -153,7 +153,7 @@ def check_preset(game, preset_name: str) -> list:
     """`cardgen check --preset X`: one failing CheckResult per card box outside X's safe zone
     (naming the card, side and box, at the box's layout line), or one passing result."""
     from .checks import CheckResult
-    from .render.layout import get_layout
+    from .render.cards.layout import get_layout
 
     preset = get_preset(preset_name)
     layout = get_layout(game)

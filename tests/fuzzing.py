@@ -479,12 +479,12 @@ def warm_up() -> None:
         import cardgen.cli  # noqa: F401
         import cardgen.build  # noqa: F401
         import cardgen.checks  # noqa: F401
-        import cardgen.render.rulebook  # noqa: F401
-        import cardgen.render.sheet  # noqa: F401
-        import cardgen.render.playtest  # noqa: F401
-        import cardgen.render.standard_sheet  # noqa: F401
-        import cardgen.render.printshop  # noqa: F401
-        import cardgen.render.raster  # noqa: F401
+        import cardgen.render.documents.rulebook  # noqa: F401
+        import cardgen.render.print.sheet  # noqa: F401
+        import cardgen.render.documents.playtest  # noqa: F401
+        import cardgen.render.documents.standard_sheet  # noqa: F401
+        import cardgen.render.print.printshop  # noqa: F401
+        import cardgen.render.cards.raster  # noqa: F401
     except Exception:  # a broken import shows up as a finding in every case instead
         pass
 

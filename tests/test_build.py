@@ -143,7 +143,7 @@ def test_tts_sheets(built, llll):
 
 
 def test_tts_sheet_limits_for_a_big_deck():
-    from cardgen.render.raster import tts_grid
+    from cardgen.render.cards.raster import tts_grid
 
     for n in (1, 9, 69, 70):
         cols, rows, w, h = tts_grid(n, POKER, 750)

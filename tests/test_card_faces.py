@@ -19,8 +19,8 @@ from cardgen.errors import DataError
 from cardgen.fonts import register_fonts
 from cardgen.load import bundled_games_dir, load_game, package_root
 from cardgen.model import Text
-from cardgen.render.card import Face, Overflow, back_group, card_size_mm, check_overflows, draw_face, faces
-from cardgen.render.layout import SAFE_MM, LayoutError, get_layout, rotated_extent
+from cardgen.render.cards.card import Face, Overflow, back_group, card_size_mm, check_overflows, draw_face, faces
+from cardgen.render.cards.layout import SAFE_MM, LayoutError, get_layout, rotated_extent
 
 GAMES = ("llll", "requiem", "alice", "ohanatsumi")
 LANGS = ("ja", "en")
@@ -371,7 +371,7 @@ def _drawn_text_sizes(game, lang="ja", monkeypatch=None):
 
     from reportlab.pdfgen.canvas import Canvas as _Canvas
 
-    from cardgen.render import card as cr
+    from cardgen.render.cards import card as cr
 
     sizes: dict = {}
     current: list = []

@@ -9,8 +9,8 @@ from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from cardgen.load import load_game
-from cardgen.render.card import faces
-from cardgen.render.printshop import ICC_PROFILE, printshop_pdf, rgb_to_cmyk, to_cmyk
+from cardgen.render.cards.card import faces
+from cardgen.render.print.printshop import ICC_PROFILE, printshop_pdf, rgb_to_cmyk, to_cmyk
 
 RGB_OPERATORS = {b"rg", b"RG"}
 POKER = (63.5, 88.9)

@@ -16,8 +16,8 @@ from pypdf.generic import ContentStream
 from cardgen.build import build_game, make_options
 from cardgen.errors import CardgenError
 from cardgen.load import bundled_game_ids, load_game
-from cardgen.render import card as card_render
-from cardgen.render.sheet import MARK_WIDTH_PT, PAPERS, compute_fold_layout, compute_layout, sheets_pdf
+from cardgen.render.cards import card as card_render
+from cardgen.render.print.sheet import MARK_WIDTH_PT, PAPERS, compute_fold_layout, compute_layout, sheets_pdf
 
 from .test_sheet import SIZES, _mul
 

@@ -19,7 +19,7 @@ from cardgen.mapping import (
     load_mapping,
     parse_standard_card,
 )
-from cardgen.render.standard_sheet import build_standard_sheet, mapping_appendix_flowables, write_standard_sheet
+from cardgen.render.documents.standard_sheet import build_standard_sheet, mapping_appendix_flowables, write_standard_sheet
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BUNDLED = ("llll", "requiem", "alice", "ohanatsumi")

@@ -12,8 +12,8 @@ from pypdf import PdfReader
 
 from cardgen.cli import cli
 from cardgen.load import load_game
-from cardgen.render.playtest import build_playtest
-from cardgen.render.report import build_balance_report, report_runs, run_report
+from cardgen.render.documents.playtest import build_playtest
+from cardgen.render.documents.report import build_balance_report, report_runs, run_report
 
 from .conftest import BUNDLED
 

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from cardgen.errors import DataError
 from cardgen.load import bundled_game_ids, bundled_games_dir, load_game
 from cardgen.model import Text
-from cardgen.render.rulebook import build_rulebook, load_style, parse_markdown, write_rulebooks
+from cardgen.render.documents.rulebook import build_rulebook, load_style, parse_markdown, write_rulebooks
 
 GAMES = ["llll", "requiem", "alice", "ohanatsumi"]
 LANGS = ["ja", "en"]
@@ -136,7 +136,7 @@ def test_rulebooks_are_byte_identical_across_runs(books):
 
 
 def test_rulebooks_are_byte_identical_across_processes(books):
-    code = ("import sys; from cardgen.load import load_game; from cardgen.render.rulebook import build_rulebook; "
+    code = ("import sys; from cardgen.load import load_game; from cardgen.render.documents.rulebook import build_rulebook; "
             "sys.stdout.buffer.write(build_rulebook(load_game('requiem'), 'en'))")
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=True).stdout
@@ -221,7 +221,7 @@ def test_markdown_subset():
 
 def test_japanese_lines_follow_kinsoku(texts):
     """No line of the rules text starts with a closing bracket or punctuation (the mapping appendix,
-    drawn by cardgen.render.standard_sheet with suit symbols between words, is left out)."""
+    drawn by cardgen.render.documents.standard_sheet with suit symbols between words, is left out)."""
     bad = "、。，．）」』】！？ー"
     for game_id in GAMES:
         pages = texts[game_id, "ja"]

@@ -13,8 +13,8 @@ from pypdf.generic import ContentStream
 
 from cardgen.errors import CardgenError
 from cardgen.load import load_game
-from cardgen.render import card as card_render
-from cardgen.render.sheet import (
+from cardgen.render.cards import card as card_render
+from cardgen.render.print.sheet import (
     CAL_STEP_MM,
     MARK_WIDTH_PT,
     PAPERS,
@@ -368,7 +368,7 @@ def test_footer_always_fits_its_margin(llll):
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     from cardgen.fonts import GOTHIC, register_fonts
-    from cardgen.render.sheet import footer_length_mm, footer_text
+    from cardgen.render.print.sheet import footer_length_mm, footer_text
 
     register_fonts()
     for paper, size in itertools.product(PAPERS, SIZES):

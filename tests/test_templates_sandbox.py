@@ -20,12 +20,12 @@ from cardgen.errors import CardgenError, DataError
 from cardgen.io import sandbox
 from cardgen.io.paths import package_root
 from cardgen.load import bundled_games_dir, load_game
-from cardgen.render import raster
-from cardgen.render.card import check_overflows
-from cardgen.render.layout import get_layout
-from cardgen.render.playtest import build_playtest
-from cardgen.render.report import report_runs
-from cardgen.render.rulebook import build_rulebook
+from cardgen.render.cards import raster
+from cardgen.render.cards.card import check_overflows
+from cardgen.render.cards.layout import get_layout
+from cardgen.render.documents.playtest import build_playtest
+from cardgen.render.documents.report import report_runs
+from cardgen.render.documents.rulebook import build_rulebook
 
 PAYLOAD = "{{ cycler.__init__.__globals__.os.popen('touch CANARY').read() }}"
 SECRET = "OUTSIDE-SECRET-5d1e"

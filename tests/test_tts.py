@@ -8,7 +8,7 @@ import pytest
 
 from cardgen.build import build_game, make_options
 from cardgen.load import load_game
-from cardgen.render.raster import TTS_MAX_CARDS, TtsSheet, tts_saved_object
+from cardgen.render.cards.raster import TTS_MAX_CARDS, TtsSheet, tts_saved_object
 
 
 @pytest.fixture(scope="module", params=["alice", "ohanatsumi"])

@@ -8,7 +8,7 @@ import pytest
 from pypdf import PdfReader
 
 from cardgen.load import load_game
-from cardgen.render.tuckbox import CLEARANCE_MM, GLUE_MM, tuckbox_geometry, tuckbox_pdf
+from cardgen.render.print.tuckbox import CLEARANCE_MM, GLUE_MM, tuckbox_geometry, tuckbox_pdf
 from cardgen.sizes import size_mm
 
 

@@ -2,7 +2,7 @@
 
 The sheet, print-shop, PNG and Tabletop Simulator writers all call `draw_face`; it never
 decides game facts (those come from the model) and never parses YAML or Jinja per card (the
-layout is compiled once and cached, see `cardgen.render.layout`).
+layout is compiled once and cached, see `cardgen.render.cards.layout`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Any, Mapping
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from ..errors import DataError, Problem
-from ..fonts import register_fonts
-from ..model import Card, Game, Location, Text
-from ..text import fit_text
+from ...errors import DataError, Problem
+from ...fonts import register_fonts
+from ...model import Card, Game, Location, Text
+from ...text import fit_text
 from . import icons
-from ..sizes import CardSizeError, size_mm
+from ...sizes import CardSizeError, size_mm
 from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
 
 # IPAex: ascender 0.88 em, descender 0.12 em.
@@ -155,8 +155,8 @@ def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, 
     Lets a printed deck be mixed with a standard deck. Returns False when the card has no
     standard card (no mapping, or it must be printed).
     """
-    from ..mapping import corner_index
-    from .standard_sheet import draw_index
+    from ...mapping import corner_index
+    from ..documents.standard_sheet import draw_index
 
     index = corner_index(game, card)
     if index is None:

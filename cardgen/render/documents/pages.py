@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from ..fonts import GOTHIC
-from ..model import Game, Text
-from ..text import break_lines
-from .sheet import PAPERS, new_canvas
+from ...fonts import GOTHIC
+from ...model import Game, Text
+from ...text import break_lines
+from ..print.sheet import PAPERS, new_canvas
 
 A4_MM = PAPERS["a4"]
 PAGE_W, PAGE_H = A4_MM[0] * mm, A4_MM[1] * mm

@@ -17,15 +17,15 @@ from typing import Callable
 from reportlab.graphics import renderPDF
 from reportlab.lib.units import mm
 
-from .. import __version__
-from ..engine.simulate import simulate
-from ..files import write_atomic
-from ..model import Game
-from ..analysis.metrics import skill_table
+from ... import __version__
+from ...engine.simulate import simulate
+from ...files import write_atomic
+from ...model import Game
+from ...analysis.metrics import skill_table
 from .charts import BAR_ALT, Bar, bar_chart, histogram
 from .pages import PageWriter, text_of
-from ..errors import DataError, Problem
-from ..io.schema import Bool, List, Map, OneOf, Int, Str
+from ...errors import DataError, Problem
+from ...io.schema import Bool, List, Map, OneOf, Int, Str
 from .playtest import TEXT, load_spec
 
 WORDS = {

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from reportlab.lib.units import mm
 
-from ..errors import CardgenError
-from ..fonts import GOTHIC, MINCHO, register_fonts
+from ...errors import CardgenError
+from ...fonts import GOTHIC, MINCHO, register_fonts
 from .sheet import PAPERS, binary_streams, new_canvas
 
 CARD_THICKNESS_MM = 0.30
@@ -132,7 +132,7 @@ def _place(card_size, per_box, n, thickness, clearance, page) -> TuckBox:
 def tuckbox_pdf(game, card_size: tuple[float, float], paper: str = "a4", lang: str = "ja",
                 thickness: float = CARD_THICKNESS_MM, clearance: float = CLEARANCE_MM) -> bytes:
     """The tuck box PDF: one net per page (see the module doc)."""
-    from .card import draw_face, faces
+    from ..cards.card import draw_face, faces
 
     register_fonts()
     boxes = tuckbox_geometry(card_size, game.total, paper, thickness, clearance)

@@ -60,8 +60,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from ..errors import CardgenError
-from ..fonts import GOTHIC, register_fonts
+from ...errors import CardgenError
+from ...fonts import GOTHIC, register_fonts
 
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 PAPER_NAMES = {"a4": "A4", "letter": "Letter"}
@@ -447,7 +447,7 @@ def shared_back(game, face) -> str | None:
     face is a front or a card's own back.  Faces with the same shared back look the same."""
     if face.side != "back" or face.own_back:
         return None
-    from . import card as card_render
+    from ..cards import card as card_render
 
     group = getattr(card_render, "back_group", None)
     return str(group(game, face.card)) if group else "default"
@@ -482,7 +482,7 @@ class FaceForms:
         return form_name(index, face.card.id, face.side)
 
     def define(self, index: int, face) -> str:
-        from . import card as card_render  # the colleague's renderer; looked up at call time
+        from ..cards import card as card_render  # the colleague's renderer; looked up at call time
 
         name = self.name(index, face)
         if name in self.defined:

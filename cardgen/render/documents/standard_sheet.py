@@ -24,13 +24,13 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from ..files import write_atomic
-from ..fonts import register_fonts
-from ..mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
-from ..model import Game, Text
-from ..text import break_lines
-from . import icons
-from .icons import suit_width
+from ...files import write_atomic
+from ...fonts import register_fonts
+from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
+from ...model import Game, Text
+from ...text import break_lines
+from ..cards import icons
+from ..cards.icons import suit_width
 
 RED = colors.HexColor("#C8102E")
 BLACK = colors.HexColor("#111111")

@@ -35,11 +35,11 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFInfo, PDFName, PDFStream, PDFString
 from reportlab.pdfgen.canvas import Canvas
 
-from ..fonts import GOTHIC, register_fonts
+from ...fonts import GOTHIC, register_fonts
 from .sheet import FaceForms, binary_streams, new_canvas, shared_back
 
 SHOP_BLEED_MM = 3.175
-ICC_PROFILE = Path(__file__).resolve().parent.parent / "assets" / "icc" / "cardgen-FOGRA39L-coated.icc"
+ICC_PROFILE = Path(__file__).resolve().parents[2] / "assets" / "icc" / "cardgen-FOGRA39L-coated.icc"
 OUTPUT_CONDITION = "FOGRA39"  # registered in the ICC characterization data registry
 OUTPUT_CONDITION_INFO = "Coated FOGRA39 (ISO 12647-2:2004), profile cardgen-FOGRA39L-coated"
 PDFX_VERSION = "PDF/X-1a:2003"

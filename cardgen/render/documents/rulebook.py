@@ -42,14 +42,14 @@ from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak,
 from reportlab.platypus.doctemplate import BaseDocTemplate, LayoutError as _PlatypusLayoutError, PageTemplate
 from reportlab.platypus.frames import Frame
 
-from ..errors import DataError, Problem
-from ..files import write_atomic
-from ..fonts import GOTHIC, MINCHO, register_fonts
-from ..io import paths, sandbox
-from ..io.reader import SchemaReader, compose, display_path, read_text
-from ..io.schema import Anything, Bool, Dict, Int, List, Map, Num, Str, validate
-from ..model import Card, CardType, Game, Location, Text
-from ..text import break_lines
+from ...errors import DataError, Problem
+from ...files import write_atomic
+from ...fonts import GOTHIC, MINCHO, register_fonts
+from ...io import paths, sandbox
+from ...io.reader import SchemaReader, compose, display_path, read_text
+from ...io.schema import Anything, Bool, Dict, Int, List, Map, Num, Str, validate
+from ...model import Card, CardType, Game, Location, Text
+from ...text import break_lines
 
 LANGS = ("ja", "en")
 

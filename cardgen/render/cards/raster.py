@@ -24,8 +24,8 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from PIL import Image
 
-from ..errors import CardgenError
-from ..io import limits
+from ...errors import CardgenError
+from ...io import limits
 
 try:  # optional: a faster PNG encoder (see _encode_png)
     import numpy as _np

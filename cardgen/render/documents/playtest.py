@@ -16,11 +16,11 @@ from typing import Any
 import yaml
 from reportlab.lib.units import mm
 
-from ..errors import DataError, Problem
-from ..io import paths, sandbox
-from ..io.reader import SchemaReader, construct_scalar, display_path, where
-from ..io.schema import Anything, Int, List, Map, Num, OneOf, Spec, Str, Text, validate
-from ..model import Game, Location
+from ...errors import DataError, Problem
+from ...io import paths, sandbox
+from ...io.reader import SchemaReader, construct_scalar, display_path, where
+from ...io.schema import Anything, Int, List, Map, Num, OneOf, Spec, Str, Text, validate
+from ...model import Game, Location
 from .pages import INK, MARGIN, RULE, PageWriter, text_of
 
 # --- the shapes of the spec files ----------------------------------------------------------------
@@ -363,9 +363,9 @@ def _field_lines(game: Game, lang: str, card, names: list[str]) -> list[str]:
 
 def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> None:
     """Text-only grayscale cards from the data, imposed like the home sheets (fronts, then own backs)."""
-    from ..text import fit_text
-    from .card import card_size_mm
-    from .sheet import compute_layout
+    from ...text import fit_text
+    from ..cards.card import card_size_mm
+    from ..print.sheet import compute_layout
 
     back_fields = [name for name in draft.get("back_fields", []) if name in game.field_specs]
     front_fields = [name for name in game.field_specs if name not in back_fields]

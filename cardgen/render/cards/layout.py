@@ -62,11 +62,11 @@ from typing import Any, Callable, Mapping
 import jinja2.meta
 import yaml
 
-from ..errors import DataError, Problem
-from ..io import paths, sandbox
-from ..io.reader import SchemaReader
-from ..model import LANGUAGES, Card, Game, Location, Text
-from ..sizes import size_mm
+from ...errors import DataError, Problem
+from ...io import paths, sandbox
+from ...io.reader import SchemaReader
+from ...model import LANGUAGES, Card, Game, Location, Text
+from ...sizes import size_mm
 from . import icons
 
 SAFE_MM = 3.0

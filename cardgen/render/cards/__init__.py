@@ -1,0 +1,1 @@
+"""One card face from a layout: boxes, icons, text, the faces of a game, PNG and TTS images."""
