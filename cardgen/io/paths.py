@@ -1,7 +1,9 @@
 """Where files a game names may come from: its own folder, or the bundled templates. Nothing else.
 
 The one template lookup: a game's own file is looked for in `<game>/templates/<name>`, then in
-the bundled `templates/<game id>/<name>` (which is how the bundled games find their layouts);
+the bundled `templates/<game id>/<name>` (rulebook figures and style:
+`templates/rulebook/figures/<game id>.yaml`, `templates/rulebook/style.<game id>.yaml`),
+which is how the bundled games, and a copy of one of their folders, find their layouts;
 a shared file (`include: [common/parts.yaml]`) in `<game>/templates/<path>`, then in the
 bundled `templates/<path>`. A name that is absolute, climbs out with `..`, or resolves outside
 its root through a symbolic link is refused.
@@ -79,9 +81,15 @@ def refuse(name: str, at: Location | None, what: str) -> DataError:
                                   f"(relative, without '..') or a bundled template")])
 
 
+# Where the bundled templates keep a game's file, when not at `<game id>/<name>`.
+_BUNDLED_PLACE = {"figures.yaml": "rulebook/figures/{id}.yaml", "style.yaml": "rulebook/style.{id}.yaml"}
+
+
 def game_template(game: Game, name: str) -> Path | None:
-    """A game's own template file (`layout.yaml`, `playtest.yaml`, ...): game folder first, then bundled."""
-    for root, rel in ((game.root / GAME_TEMPLATES, name), (bundled_templates(), f"{game.id}/{name}")):
+    """A game's own template file (`layout.yaml`, `playtest.yaml`, `report.yaml`, `style.yaml`,
+    `figures.yaml`): `<game>/templates/<name>` first, then the bundled one for the game's id."""
+    bundled = _BUNDLED_PLACE.get(name, "{id}/" + name).format(id=game.id)
+    for root, rel in ((game.root / GAME_TEMPLATES, name), (bundled_templates(), bundled)):
         found = inside(root, rel) if root.is_dir() else None
         if found is not None and found.is_file():
             return found

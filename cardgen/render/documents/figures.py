@@ -18,7 +18,6 @@ from ...io.schema import Anything, Bool, Dict, Int, List, Map, Num, Str, validat
 from ...model import Game
 from ...text import break_lines
 from .page_template import layout_only as _layout_only
-from .style import templates_dir
 
 
 _ITEM_TYPES = ("zone", "card", "slot", "deck", "row", "chips", "text", "arrow")
@@ -42,16 +41,8 @@ _KEEP_LINES = re.compile(r"(?<![-+])%\}(?=[ \t]*$)", re.M)
 
 
 def figures_path(game: Game) -> Path | None:
-    """A game folder's own `templates/figures.yaml`, else the bundled `templates/rulebook/figures/<id>.yaml`."""
-    own_root = game.root / paths.GAME_TEMPLATES
-    own = paths.inside(own_root, "figures.yaml") if own_root.is_dir() else None
-    if own is not None and own.is_file():
-        return own
-    if paths.portable_name_problem(game.id, "game id") is None:
-        bundled = templates_dir() / "figures" / f"{game.id}.yaml"
-        if bundled.is_file():
-            return bundled
-    return None
+    """The game's figures: `<game>/templates/figures.yaml`, else the bundled ones for its id."""
+    return paths.game_template(game, "figures.yaml")
 
 
 def _check_figures(r: SchemaReader, node: yaml.Node, colours: dict) -> dict:

@@ -95,14 +95,11 @@ def load_style(game: Game | str) -> dict:
     """The page template settings, with the game's own overrides merged in.
 
     The bundled `templates/rulebook/style.yaml`, then a game folder's `templates/style.yaml`
-    (or the bundled `templates/rulebook/style.<id>.yaml`): same keys, merged over the base.
+    (or the bundled `templates/rulebook/style.<id>.yaml`, through `paths.game_template`): same keys,
+    merged over the base.
     """
     base = _read_style(templates_dir() / "style.yaml", partial=False)
-    game_id = game if isinstance(game, str) else game.id
     own = None if isinstance(game, str) else paths.game_template(game, "style.yaml")
-    if own is None and paths.portable_name_problem(game_id, "game id") is None:
-        candidate = templates_dir() / f"style.{game_id}.yaml"
-        own = candidate if candidate.is_file() else None
     if own is not None:
         base = _deep_merge(base, _read_style(own, partial=True))
     for lang in LANGS:
