@@ -15,6 +15,7 @@ from pypdf import PdfReader
 from cardgen.errors import DataError
 from cardgen.load import bundled_game_ids, bundled_games_dir, load_game
 from cardgen.model import Text
+from cardgen.render.documents.markdown import MarkdownLimit
 from cardgen.render.documents.rulebook import build_rulebook, load_style, parse_markdown, write_rulebooks
 
 GAMES = ["llll", "requiem", "alice", "ohanatsumi"]
@@ -217,6 +218,40 @@ def test_markdown_subset():
     assert blocks[5].rows == [["a", "b"], ["1", "2"]] and blocks[5].marker == "left,right"
     ja = parse_markdown("日本語の\n段落です。\n", "ja")
     assert ja[0].text == "日本語の段落です。"
+
+
+def test_markdown_nests_under_numbered_items_and_keeps_emphasis():
+    blocks = parse_markdown("2. Turns:\n  - (a) **Use** an ally.\n  - (b) *Pass*.\n3. End\\\nnow\n", "en")
+    assert [(b.kind, b.level, b.marker) for b in blocks] == [("item", 0, "2."), ("item", 1, "-"), ("item", 1, "-"), ("item", 0, "3.")]
+    assert blocks[1].text == "(a) **Use** an ally." and blocks[2].text == "(b) **Pass**."
+    assert blocks[3].text == "End\nnow"
+
+
+def test_markdown_directive_marker_is_its_own_block_with_its_line():
+    text = "para\n@@BLOCK0.abc@@\n- item\n  @@BLOCK1.abc@@\n@@BLOCK2.xyz@@\n"
+    blocks = parse_markdown(text, "en", "abc")
+    assert [(b.kind, b.index, b.line) for b in blocks] == [("para", -1, 1), ("directive", 0, 2), ("item", -1, 3),
+                                                           ("directive", 1, 4), ("para", -1, 5)]
+    assert blocks[-1].text == "@@BLOCK2.xyz@@"  # a marker without the builder's nonce is only text
+
+
+def test_markdown_raw_html_is_printed_as_typed():
+    blocks = parse_markdown("<script>alert(1)</script>\n\nA <b>bold</b> claim.\n", "en")
+    assert [b.text for b in blocks] == ["<script>alert(1)</script>", "A <b>bold</b> claim."]
+
+
+def test_markdown_nesting_limit_is_a_data_error_at_its_line(tmp_path):
+    folder = _copy_game(tmp_path)
+    nested = "".join("  " * depth + "- level\n" for depth in range(8))
+    (folder / "rules.en.md").write_text("# Rules\n\n" + nested + "\n{{ decisions() }}\n", encoding="utf-8")
+    with pytest.raises(DataError, match="nest more than 6") as info:
+        build_rulebook(load_game(folder), "en")
+    assert "rules.en.md:9:" in str(info.value)  # the seventh level's line
+
+
+def test_markdown_size_limit():
+    with pytest.raises(MarkdownLimit, match="limit is 1,000,000"):
+        parse_markdown("x" * 1_000_001, "en")
 
 
 def test_japanese_lines_follow_kinsoku(texts):

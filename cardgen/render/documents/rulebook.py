@@ -1,14 +1,15 @@
 """Rulebooks: `output/<game>/<game>-rules-<lang>.pdf` from `card_data/<game>/rules.<lang>.md`.
 
-The rules text is a small Markdown subset rendered through Jinja first, so that every number
+The rules text is Markdown (CommonMark and tables, parsed by markdown-it-py; see `.markdown`) rendered through Jinja first, so that every number
 comes from game.yaml (`{{ param('rounds') }}`) and every generated part comes from the card
 data: `{{ component_list() }}`, `{{ card_table() }}`, `{{ card_details() }}`,
 `{{ decisions() }}`, `{{ decision('id') }}`, `{{ figure('setup') }}`,
 `{{ play_area_diagram() }}`, `{{ appendix() }}`, `{{ pagebreak() }}`.
 
-Markdown subset: `#` chapters and `##` sections (numbered, in the table of contents and the
+What a rulebook sets: `#` chapters and `##` sections (numbered, in the table of contents and the
 PDF outline), `###` subsections, paragraphs, `- ` bullets and `1. ` numbered items (indent two
 spaces to nest), `> ` notes, `| tables |` with a `|---|` line under the header, and `**bold**`.
+Raw HTML is printed as typed, never interpreted.
 
 Paragraphs are laid out line by line with `cardgen.text.break_lines`, the same Japanese line
 breaking (BudouX phrases and JIS X 4051 kinsoku) as the cards. Page settings and the words the
@@ -45,7 +46,7 @@ from ...io import paths, sandbox
 from ...io.reader import display_path, read_text
 from ...model import Game, Location
 from .directives import Directives, appendix_flowables
-from .markdown import Block, parse_markdown
+from .markdown import Block, MarkdownLimit, parse_markdown
 from .page_template import _PageTotal, _page_decorator, _canvas_maker
 from .paragraph import Heading, TextBlock, TStyle
 from .style import LANGS, load_style, templates_dir
@@ -109,7 +110,10 @@ class _Builder(Directives):
     def flowables(self, frame_width: float) -> list[Flowable]:
         self.frame_width = frame_width
         text = self.render_source()
-        blocks = parse_markdown(text, self.lang, self.nonce)
+        try:
+            blocks = parse_markdown(text, self.lang, self.nonce)
+        except MarkdownLimit as exc:
+            raise DataError([Problem(Location(self.shown, exc.line, 1), str(exc))]) from None
         story: list[Flowable] = self.cover()
         for block in blocks:
             try:
