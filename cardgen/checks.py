@@ -44,7 +44,7 @@ class GameReport:
 
 def check_game(game: Game, *, simulate: bool = True) -> GameReport:
     """Run every check that applies to the game."""
-    results = [*composition_checks(game), *printed_claim_checks(game)]
+    results = [*composition_checks(game), *label_checks(game), *printed_claim_checks(game)]
     module = engine_module(game)
     if module is not None:
         for hook in ("setup_checks", "claim_checks"):
@@ -89,6 +89,16 @@ def composition_checks(game: Game) -> list[CheckResult]:
     check is that numbered ids run without gaps.
     """
     return [_contiguous(game)]
+
+
+def label_checks(game: Game) -> list[CheckResult]:
+    """Every enum value has a printed label in each language, so no internal id reaches paper."""
+    from .words import missing_labels
+
+    problems = missing_labels(game)
+    if not problems:
+        return [CheckResult("labels", True, "every enum value has a label in each language")]
+    return [CheckResult("labels", False, p.message, p.location) for p in problems]
 
 
 def composition_summary(game: Game) -> str:

@@ -73,7 +73,7 @@ def load_game(spec: str | Path) -> Game:
 
 GAME_KEYS = {
     "id", "title", "players", "card_size", "id_format", "card_fields", "components", "parameters",
-    "decisions", "claims", "engine", "source", "summary", "back",
+    "decisions", "claims", "engine", "source", "summary", "back", "labels",
 }
 GAME_REQUIRED = {"id", "title", "players", "card_fields"}
 _ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?[1-9]d?)?\}[^{}]*$")
@@ -127,6 +127,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     source = r.scalar(g["source"][1], "source", "str") if "source" in g else None
     summary = r.text(g["summary"][1], "summary") if "summary" in g else None
     back = r.plain(g["back"][1]) if "back" in g else {}
+    labels = _labels(r, g["labels"][1], locations) if "labels" in g else {}
 
     declared_total, types, cards = _cards(r, cards_node, specs, id_format)
     if None in (game_id, title, min_p, max_p) or declared_total is None:
@@ -136,7 +137,18 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
         root=root, field_specs=specs, card_types=types, cards=cards, declared_total=declared_total,
         components=components, parameters=parameters, decisions=decisions, claims=claims,
         engine=engine, source=source, summary=summary, back=back or {}, locations=locations,
+        labels=labels,
     )
+
+
+def _labels(r: SchemaReader, node: yaml.Node, locations: dict[str, Location]) -> dict:
+    """game.yaml `labels:` (kind -> value -> {ja, en}); `cardgen check` matches them to the enums."""
+    from .words import read_labels
+
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            locations[f"labels.{key.value}"] = r.where(key)
+    return read_labels(r, node)
 
 
 def _parameters(r: SchemaReader, g: dict, engine: str | None, locations: dict[str, Location]) -> dict[str, Any]:
@@ -176,7 +188,7 @@ def _field_specs(r: SchemaReader, node: yaml.Node) -> dict[str, FieldSpec]:
         if name in TYPE_KEYS:
             r.error(key, f"card_fields: '{name}' is a reserved key of card types; choose another field name")
             continue
-        spec = r.mapping(value, f"card_fields.{name}", {"type"}, {"type", "values", "min", "max", "required", "required_when", "label"})
+        spec = r.mapping(value, f"card_fields.{name}", {"type"}, {"type", "values", "min", "max", "required", "required_when", "label", "label_kind"})
         if spec is None or "type" not in spec:
             continue
         kind = r.scalar(spec["type"][1], f"card_fields.{name}.type", "str")
@@ -201,7 +213,9 @@ def _field_specs(r: SchemaReader, node: yaml.Node) -> dict[str, FieldSpec]:
                 wanted = r.plain(onode)
                 wanted = wanted if isinstance(wanted, list) else [wanted]
                 required_when[other] = tuple(str(w) for w in wanted)
-        specs[name] = FieldSpec(name, kind, values, minimum, maximum, required, label, required_when)
+        label_kind = r.scalar(spec["label_kind"][1], f"card_fields.{name}.label_kind", "str") if "label_kind" in spec else None
+        at = r.where(spec["values"][1]) if "values" in spec else r.where(key)
+        specs[name] = FieldSpec(name, kind, values, minimum, maximum, required, label, required_when, label_kind, at)
     return specs
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-LANGUAGES = ("ja", "en")
+from .langs import LANGUAGES  # noqa: F401  (re-exported: older imports name model.LANGUAGES)
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class FieldSpec:
     label: Text | None = None
     # required on the cards whose other fields have these values ({deck: (event,)})
     required_when: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # the label group of an enum's values (cardgen.words.label); None: the field's own name
+    label_kind: str | None = None
+    location: Location | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,8 @@ class Game:
     source: str | None = None
     summary: Text | None = None
     back: Mapping[str, Any] = field(default_factory=dict)
+    # printed labels of values: kind (an enum's label kind, "ending", "policy") -> value -> Text
+    labels: Mapping[str, Mapping[str, Text]] = field(default_factory=dict)
     # where things were read: "game.yaml", "cards.yaml", "parameters.<name>" -> file:line:column
     locations: Mapping[str, Location] = field(default_factory=dict)
 

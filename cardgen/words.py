@@ -1,0 +1,248 @@
+"""Every word cardgen prints that is not a game's own text, and the labels of enum values.
+
+Two questions, one module:
+
+- ``word(key, lang, game=None, **fields)``: an interface word ("rulebook.contents",
+  "report.summary"), from `templates/common/words.yaml`, or from the game folder's own
+  `templates/words.yaml` when it overrides that word. `{name}` placeholders are filled from
+  `fields` (a plain substitution, never `str.format`, so a game's override cannot reach
+  attributes).
+- ``label(kind, value, lang, game=None)``: how a value is printed instead of its internal id.
+  `kind` is a label group: an enum field's label kind (its name unless `card_fields.<f>.label_kind`
+  names another, e.g. alice's `event_colour` uses `colour`), `ending` (what
+  `GameResult.ending` can be) or `policy` (bot names). Looked up in the game's game.yaml
+  `labels:` section, then (endings) the game's `parameters.endings` titles, then the bundled
+  labels of words.yaml. A value with no label is returned as it is: `cardgen check` reports
+  every enum value without a label as an error (``missing_labels``), so a checked game never
+  prints an id.
+
+Helpers for the common cases: ``field_label(game, name, lang)`` (the label of a card field),
+``field_value(game, name, value, lang)`` (a card field's value as printed) and
+``policy_label`` (a policy spec such as ``ismcts:200`` with its settings).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from .errors import Problem
+from .io.paths import bundled_templates, game_template
+from .io.reader import SchemaReader
+from .langs import LANGUAGES
+from .model import Game, Text
+
+WORDS_FILE = "common/words.yaml"
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class Words:
+    """One words file read: `words` by dotted key and `labels` by kind and value."""
+
+    def __init__(self, words: Mapping[str, Text], labels: Mapping[str, Mapping[str, Text]]):
+        self.words = dict(words)
+        self.labels = {kind: dict(values) for kind, values in labels.items()}
+
+
+def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> Words:
+    """Read a words file; DataError listing every problem at file:line:column.
+
+    `known` (the bundled words) restricts an override: only existing keys, and only the
+    placeholders the bundled word has.
+    """
+    r = SchemaReader()
+    root = r.read(path)
+    r.raise_if_any()
+    sections = {"words", "labels"} if allow_labels else {"words"}
+    top = r.mapping(root, "words file", set(), sections) or {}
+    words: dict[str, Text] = {}
+    if "words" in top:
+        for group, (_, group_node) in (r.mapping(top["words"][1], "words", set(), None) or {}).items():
+            for name, (key_node, value_node) in (r.mapping(group_node, f"words.{group}", set(), None) or {}).items():
+                key = f"{group}.{name}"
+                text = r.text(value_node, f"words.{key}")
+                if text is None:
+                    continue
+                if known is not None:
+                    if key not in known.words:
+                        r.error(key_node, f"words.{key} is not a word cardgen prints; check the spelling "
+                                          f"(the bundled words are in templates/{WORDS_FILE})")
+                        continue
+                    allowed = set(_PLACEHOLDER.findall(known.words[key].get(LANGUAGES[0])))
+                    for lang in LANGUAGES:
+                        extra = set(_PLACEHOLDER.findall(text.get(lang))) - allowed
+                        if extra:
+                            r.error(value_node, f"words.{key}.{lang} uses {', '.join('{' + e + '}' for e in sorted(extra))}; "
+                                                f"this word may use only {', '.join('{' + a + '}' for a in sorted(allowed)) or 'no placeholder'}")
+                words[key] = text
+    labels = read_labels(r, top["labels"][1]) if "labels" in top else {}
+    r.raise_if_any()
+    return Words(words, labels)
+
+
+def read_labels(r: SchemaReader, node: yaml.Node, what: str = "labels") -> dict[str, dict[str, Text]]:
+    """A `labels:` section (kind -> value -> {ja, en}); problems recorded in `r`."""
+    out: dict[str, dict[str, Text]] = {}
+    for kind, (_, kind_node) in (r.mapping(node, what, set(), None) or {}).items():
+        values: dict[str, Text] = {}
+        for value, (_, text_node) in (r.mapping(kind_node, f"{what}.{kind}", set(), None) or {}).items():
+            text = r.text(text_node, f"{what}.{kind}.{value}")
+            if text is not None:
+                values[value] = text
+        out[kind] = values
+    return out
+
+
+@lru_cache(maxsize=1)
+def bundled() -> Words:
+    """The bundled words and labels (templates/common/words.yaml)."""
+    return _read_words_file(bundled_templates() / WORDS_FILE, allow_labels=True, known=None)
+
+
+@lru_cache(maxsize=64)
+def _override(path: str, mtime_ns: int) -> Words:
+    return _read_words_file(Path(path), allow_labels=False, known=bundled())
+
+
+def game_words(game: Game | None) -> Words | None:
+    """The game folder's own templates/words.yaml, if it has one (bundled games do not)."""
+    if game is None:
+        return None
+    path = game_template(game, "words.yaml")
+    if path is None:
+        return None
+    return _override(str(path), path.stat().st_mtime_ns)
+
+
+def fill(template: str, fields: Mapping[str, Any]) -> str:
+    """`template` with each `{name}` replaced by `fields[name]`; an unknown name stays as written."""
+    return _PLACEHOLDER.sub(lambda m: str(fields[m.group(1)]) if m.group(1) in fields else m.group(0), template)
+
+
+def word(key: str, lang: str, game: Game | None = None, **fields: Any) -> str:
+    """The interface word `key` ("group.name") in `lang`, with `{name}` placeholders filled.
+
+    KeyError for a key no words file has (a programming error: every key the code asks for is
+    in the bundled file, which the tests read in full).
+    """
+    own = game_words(game)
+    text = own.words.get(key) if own is not None else None
+    if text is None:
+        text = bundled().words[key]
+    return fill(text.get(lang), fields)
+
+
+def text(key: str, game: Game | None = None, **fields: Any) -> Text:
+    """The word `key` in every language, as a model Text."""
+    return Text(**{lang: word(key, lang, game, **fields) for lang in LANGUAGES})
+
+
+def find_label(kind: str, value: Any, game: Game | None = None) -> Text | None:
+    """The label of `value` in label group `kind`, or None when nothing labels it."""
+    value = str(value)
+    if game is not None:
+        own = game.labels.get(kind, {}).get(value)
+        if own is not None:
+            return own
+        if kind == "ending":
+            from_endings = _ending_title(game, value)
+            if from_endings is not None:
+                return from_endings
+    return bundled().labels.get(kind, {}).get(value)
+
+
+def label(kind: str, value: Any, lang: str, game: Game | None = None) -> str:
+    """`value` as printed in `lang`: its label, or the value itself when it has none
+    (`cardgen check` fails for an enum value without a label)."""
+    found = find_label(kind, value, game)
+    if found is None and kind == "policy":
+        return policy_label(str(value), lang, game)
+    return found.get(lang) if found is not None else str(value)
+
+
+def policy_label(spec: str, lang: str, game: Game | None = None) -> str:
+    """A policy spec as printed: 'ismcts:200:20' -> its label with the settings in brackets."""
+    name, _, settings = spec.partition(":")
+    found = find_label("policy", name, game)
+    shown = found.get(lang) if found is not None else name
+    if not settings:
+        return shown
+    settings = settings.replace(":", ", " if lang != "ja" else "・")
+    return f"{shown}（{settings}）" if lang == "ja" else f"{shown} ({settings})"
+
+
+def _ending_title(game: Game, ending: str) -> Text | None:
+    """A named ending of `parameters.endings` (requiem's happy/void/bad): its kind and title."""
+    endings = game.parameters.get("endings") if isinstance(game.parameters, Mapping) else None
+    for entry in endings if isinstance(endings, list) else ():
+        if not isinstance(entry, Mapping) or entry.get("id") != ending:
+            continue
+        title, kind = entry.get("title"), entry.get("kind")
+        if not isinstance(title, Mapping):
+            return None
+        parts = {}
+        for lang in LANGUAGES:
+            t = str(title.get(lang, ""))
+            k = str(kind.get(lang, "")) if isinstance(kind, Mapping) else ""
+            parts[lang] = (f"{k}「{t}」" if lang == "ja" else f"{k}: {t}") if k else t
+        return Text(**parts)
+    return None
+
+
+def label_kind(game: Game, field_name: str) -> str:
+    """The label group of a card field's values (its own name unless it names another)."""
+    spec = game.field_specs.get(field_name)
+    return (spec.label_kind or field_name) if spec is not None else field_name
+
+
+def field_label(game: Game, field_name: str, lang: str) -> str:
+    """The printed name of a card field (`card_fields.<f>.label`)."""
+    spec = game.field_specs.get(field_name)
+    return spec.label.get(lang) if spec is not None and spec.label is not None else field_name
+
+
+def field_value(game: Game, field_name: str, value: Any, lang: str) -> str:
+    """A card field's value as printed: enum values by label, texts in `lang`, booleans as words."""
+    spec = game.field_specs.get(field_name)
+    if isinstance(value, Text):
+        return value.get(lang)
+    if isinstance(value, bool):
+        return word("common.yes" if value else "common.no", lang, game)
+    if spec is not None and spec.kind == "enum":
+        return label(label_kind(game, field_name), value, lang, game)
+    return str(value)
+
+
+def missing_labels(game: Game) -> list[Problem]:
+    """Every enum value of the game's declared card fields without a label, at the field's
+    line, and every label of a field's kind that names no value of that field (a misspelling)."""
+    problems = []
+    for name, spec in game.field_specs.items():
+        if spec.kind != "enum":
+            continue
+        kind = spec.label_kind or name
+        at = spec.location or game.where("game.yaml")
+        missing = [v for v in spec.values if find_label(kind, v, game) is None]
+        if missing:
+            problems.append(Problem(at, f"card_fields.{name}: value(s) {', '.join(missing)} have no label; add "
+                                        f"labels: {{{kind}: {{{missing[0]}: {{ja: ..., en: ...}}}}}} to game.yaml so no id is printed"))
+    kinds: dict[str, set[str]] = {}
+    for name, spec in game.field_specs.items():
+        if spec.kind == "enum":
+            kinds.setdefault(spec.label_kind or name, set()).update(spec.values)
+    for kind, values in game.labels.items():
+        if kind in kinds:
+            unknown = sorted(set(values) - kinds[kind])
+            if unknown:
+                at = game.where(f"labels.{kind}") or game.where("game.yaml")
+                problems.append(Problem(at, f"labels.{kind}: {', '.join(unknown)} is not a value of any field labelled '{kind}' "
+                                            f"({', '.join(sorted(kinds[kind]))}); check the spelling"))
+    return problems
+
+
+__all__ = ["word", "text", "label", "find_label", "policy_label", "field_label", "field_value", "label_kind",
+           "missing_labels", "read_labels", "fill", "bundled", "game_words", "Words"]

@@ -1,0 +1,169 @@
+"""Interface words and enum labels (cardgen/words.py): one data file, every language, no id on paper."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cardgen import words
+from cardgen.checks import label_checks
+from cardgen.engine.simulate import simulate
+from cardgen.errors import DataError
+from cardgen.langs import LANGUAGES
+from cardgen.load import bundled_game_ids, bundled_games_dir, load_game
+
+GAMES = bundled_game_ids()
+
+
+def test_every_bundled_word_has_every_language_and_the_same_placeholders():
+    bundled = words.bundled()
+    assert len(bundled.words) > 50
+    for key, text in bundled.words.items():
+        found = [set(re.findall(r"\{(\w+)\}", text.get(lang))) for lang in LANGUAGES]
+        assert all(text.get(lang).strip() for lang in LANGUAGES), key
+        assert all(f == found[0] for f in found), f"{key}: placeholders differ between languages: {found}"
+
+
+def test_word_fills_placeholders_and_leaves_format_syntax_alone():
+    assert words.word("rulebook.players_value", "ja", min=3, max=4) == "3〜4人"
+    assert words.word("rulebook.players_value", "en", min=3, max=4) == "3–4"
+    # not str.format: attribute access in a placeholder is text, not a lookup
+    assert words.fill("{n.__class__} {n}", {"n": 5}) == "{n.__class__} 5"
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_bundled_games_label_every_enum_value(game_id):
+    game = load_game(game_id)
+    assert words.missing_labels(game) == []
+    results = label_checks(game)
+    assert all(r.ok for r in results)
+    for name, spec in game.field_specs.items():
+        for value in spec.values:
+            for lang in LANGUAGES:
+                shown = words.field_value(game, name, value, lang)
+                assert shown != value or lang == "en" and value.isalpha() and shown == value.lower(), (name, value, lang)
+                if lang == "ja":
+                    assert not re.search(r"[A-Za-z_]{3,}", shown), (name, value, shown)
+
+
+def test_card_field_values_are_printed_by_label():
+    game = load_game("requiem")
+    ally = next(c for c in game.cards if c.get("side") == "ally" and c.get("suit") == "coffin")
+    assert words.field_value(game, "side", ally.get("side"), "ja") == "友軍"
+    assert words.field_value(game, "suit", "coffin", "ja") == "柩"
+    alice = load_game("alice")
+    # event_colour shares the colour labels (label_kind: colour)
+    assert words.field_value(alice, "event_colour", "red", "ja") == "赤"
+    assert words.field_value(alice, "event", "discard_record_colour_all", "en") == "discard every record card of a colour"
+
+
+def _copy_game(tmp_path: Path, game_id: str) -> Path:
+    dest = tmp_path / game_id
+    shutil.copytree(bundled_games_dir() / game_id, dest)
+    return dest
+
+
+def test_a_missing_label_fails_check_at_the_fields_line(tmp_path):
+    root = _copy_game(tmp_path, "requiem")
+    path = root / "game.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("    coffin: {ja: 柩, en: Coffin}\n", "")
+    path.write_text(text, encoding="utf-8")
+    game = load_game(root)
+    failed = [r for r in label_checks(game) if not r.ok]
+    assert len(failed) == 1
+    values_line = next(i for i, line in enumerate(text.splitlines(), 1) if "values: [sword, skull" in line)
+    assert failed[0].location.path.endswith("game.yaml") and failed[0].location.line == values_line
+    assert "coffin" in failed[0].message
+    # the render falls back to the value; check is what refuses it
+    assert words.field_value(game, "suit", "coffin", "ja") == "coffin"
+
+
+def test_a_misspelt_label_fails_check_at_its_line(tmp_path):
+    root = _copy_game(tmp_path, "requiem")
+    path = root / "game.yaml"
+    text = path.read_text(encoding="utf-8").replace("    enemy: {ja: 敵軍, en: enemy}\n",
+                                                    "    enemy: {ja: 敵軍, en: enemy}\n    enemmy: {ja: 敵, en: foe}\n")
+    path.write_text(text, encoding="utf-8")
+    failed = [r for r in label_checks(load_game(root)) if not r.ok]
+    lines = text.splitlines()
+    labels_at = lines.index("labels:")
+    side_line = next(i for i, line in enumerate(lines[labels_at:], labels_at + 1) if line.startswith("  side:"))
+    assert [("enemmy" in r.message, r.location.line) for r in failed] == [(True, side_line)]
+
+
+def test_a_label_without_both_languages_is_refused_at_load(tmp_path):
+    root = _copy_game(tmp_path, "requiem")
+    path = root / "game.yaml"
+    text = path.read_text(encoding="utf-8").replace("ally: {ja: 友軍, en: ally}", "ally: {ja: 友軍}")
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_game(root)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if "ally: {ja: 友軍}" in l)
+    assert any(p.location.line == line and "'en' text is missing" in p.message for p in caught.value.problems)
+
+
+def test_a_game_may_override_a_word_but_not_add_placeholders(tmp_path):
+    root = _copy_game(tmp_path, "llll")
+    (root / "templates").mkdir()
+    (root / "templates" / "words.yaml").write_text(
+        "words:\n  rulebook:\n    contents: {ja: もくじ, en: Table of contents}\n", encoding="utf-8")
+    game = load_game(root)
+    assert words.word("rulebook.contents", "ja", game) == "もくじ"
+    assert words.word("rulebook.contents", "ja") == "目次"
+    (root / "templates" / "words.yaml").write_text(
+        "words:\n  rulebook:\n    contents: {ja: \"{secret}\", en: x}\n    contnets: {ja: a, en: b}\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        words.word("rulebook.contents", "ja", load_game(root))
+    messages = sorted((p.location.line, p.message.split(" ")[0]) for p in caught.value.problems)
+    assert messages == [(3, "words.rulebook.contents.ja"), (4, "words.rulebook.contnets")]
+
+
+def test_policies_are_labelled_with_their_settings():
+    game = load_game("ohanatsumi")
+    assert words.label("policy", "balanced", "ja", game) == "バランス"
+    assert words.label("policy", "greedy", "en", game) == "greedy"
+    assert words.policy_label("ismcts:200:20", "en", game) == "information-set MCTS (200, 20)"
+    assert words.label("policy", "ismcts:50", "ja", game) == "情報集合モンテカルロ木探索（50）"
+
+
+# Every ending each engine can produce: the literals the engines pass as an ending (grep the
+# engines: `_finish("...")`, `_lose(..., "...")`, `ending="..."`, `"defeat:" + loss`).
+ENGINE_ENDINGS = {
+    "llll": {"princess", "points"},
+    "requiem": {"happy", "void", "bad", "defeat:city-deck-empty", "defeat:king-lost"},
+    "alice": {"solved", "three-alices", "deck-empty", "cold-case"},
+    "ohanatsumi": {"quests-exhausted"},
+}
+
+
+def test_the_ending_list_matches_the_engines_source():
+    """A new ending literal in an engine must be added above (and labelled)."""
+    root = Path(__file__).resolve().parent.parent / "cardgen" / "engine"
+    for game_id, expected in ENGINE_ENDINGS.items():
+        source = (root / f"{game_id}.py").read_text(encoding="utf-8")
+        found = set(re.findall(r'_finish\("([\w:-]+)"\)|_lose\((?:\w+, )?"([\w:-]+)"\)|ending="([\w:-]+)"|len\(self\.history\), None, "([\w:-]+)"', source))
+        literals = {next(x for x in group if x) for group in found}
+        if game_id == "requiem":
+            literals = {f"defeat:{x}" for x in literals} | {e["id"] for e in load_game(game_id).parameters["endings"]}
+        assert literals == expected, game_id
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_ending_and_policy_has_a_label(game_id):
+    game = load_game(game_id)
+    from cardgen.engine import engine_module
+
+    module = engine_module(game)
+    for ending in ENGINE_ENDINGS[game_id]:
+        for lang in LANGUAGES:
+            shown = words.label("ending", ending, lang, game)
+            assert words.find_label("ending", ending, game) is not None and shown != ending, (ending, lang)
+    for policy in [*getattr(module, "POLICIES", {}), "random", "first", "ismcts"]:
+        assert words.find_label("policy", policy, game) is not None, policy
+    # and what a short simulation reports is among them
+    report = simulate(game, games=30, seed=3, players=game.min_players)
+    assert set(report.as_dict()["endings"]) <= ENGINE_ENDINGS[game_id]
