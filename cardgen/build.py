@@ -228,6 +228,7 @@ class BuildResult:
     sheets: int = 0
     cards: int = 0
     overflows: list = field(default_factory=list)  # reported, when --allow-overflow let them pass
+    skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -245,7 +246,33 @@ class BuildResult:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
+        lines += [f"  note: {why}" for why in self.skipped]
         return "\n".join(lines)
+
+
+def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
+    """The optional outputs the game's folder gives no spec for, each with what is missing.
+
+    `build` prints these and `check` lists them, so a missing file is never silently an absent PDF.
+    """
+    from .engine import engine_module
+    from .io.paths import game_template
+    from .mapping import has_mapping
+    from .render.documents.playtest import has_playtest
+
+    wanted = set(outputs)
+    notes = []
+    if "sheets" in wanted and game_template(game, "layout.yaml") is None:
+        notes.append("cards use the generic layout: no templates/layout.yaml")
+    if "playtest" in wanted and not has_playtest(game):
+        notes.append("playtest kit skipped: no templates/playtest.yaml")
+    if "standard" in wanted and not has_mapping(game):
+        notes.append("standard-deck sheet skipped: no mapping.yaml")
+    if engine_module(game) is None:
+        notes.append("balance report, simulate and replay unavailable: game.yaml names no engine")
+    elif game_template(game, "report.yaml") is None:
+        notes.append("balance report (cardgen report) unavailable: no templates/report.yaml")
+    return notes
 
 
 def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
@@ -453,7 +480,7 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
     workers = default_workers() if workers is None else workers
     tasks = _tasks(games, options)
     if workers <= 1 or len(tasks) <= 1:
-        return [build_game(game, options, step) for game in games]
+        return _with_skipped(games, [build_game(game, options, step) for game in games], options)
     import multiprocessing
 
     from .workers import worker_pool
@@ -505,7 +532,13 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
             drain()
     if errors:
         raise errors[min(errors)]
-    return [results[gi] for gi in range(len(games))]
+    return _with_skipped(games, [results[gi] for gi in range(len(games))], options)
+
+
+def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
+    for game, result in zip(games, results):
+        result.skipped = skipped_outputs(game, options.outputs)
+    return results
 
 
 @dataclass
@@ -566,25 +599,30 @@ def check_outputs(game: Game) -> list[CheckResult]:
     """
     from .checks import CheckResult
 
+    from .render.cards.art import ART_NOTES, art_checks
     from .render.cards.card import TEXT_SIZES
 
     problems: list[Problem] = []
     sizes: list = []
+    art_notes: list = []
     for index, lang in enumerate(LANGUAGES):
         # the first pass renders every document; the others only the faces in their language
         outputs = OUTPUTS if index == 0 else ("sheets",)
         token = TEXT_SIZES.set(sizes)
+        art_token = ART_NOTES.set(art_notes)
         try:
             _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
         except CardgenError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
         finally:
             TEXT_SIZES.reset(token)
+            ART_NOTES.reset(art_token)
     problems.extend(p for p in _report_spec_problems(game) if p not in problems)
     results = [CheckResult("build", False, p.message, p.location) for p in problems]
     if not problems:
         results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
-    return results + text_size_checks(game, sizes)
+    results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
+    return results + text_size_checks(game, sizes) + art_checks(art_notes)
 
 
 def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:

@@ -92,7 +92,9 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
             r.error(g["id"][1], f"{bad}; it names the output folder")
             game_id = None
         elif game_id != root.name:
-            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same")
+            hint = (f" (a copy of the bundled game '{game_id}' keeps that folder name and uses its bundled templates; "
+                    f"`cardgen new {root.name} --from {game_id}` makes a renamed copy with its own)") if game_id in bundled_game_ids() else ""
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same{hint}")
     title = r.text(g["title"][1], "title") if "title" in g else None
     min_p = max_p = None
     if "players" in g:

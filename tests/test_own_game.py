@@ -1,0 +1,101 @@
+"""A game folder holds everything it needs: a copy of any bundled game's folder builds anywhere,
+its templates are found in the folder first, and a build says which optional outputs it skipped."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pypdf import PdfReader
+
+from cardgen.build import check_outputs
+from cardgen.cli import cli
+from cardgen.io.paths import bundled_templates
+from cardgen.load import bundled_games_dir, load_game
+
+from .conftest import BUNDLED
+
+
+def copy_game(game_id: str, where: Path, new_id: str | None = None) -> Path:
+    """The bundled game's folder alone (none of its templates), optionally renamed with its id."""
+    target = where / (new_id or game_id)
+    shutil.copytree(bundled_games_dir() / game_id, target)
+    if new_id:
+        game_yaml = target / "game.yaml"
+        game_yaml.write_text(re.sub(rf"(?m)^id: {game_id}$", f"id: {new_id}", game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_a_copied_bundled_folder_lays_out_everything(game_id, tmp_path):
+    folder = copy_game(game_id, tmp_path / "elsewhere")
+    results = check_outputs(load_game(folder))
+    failed = [f"{r.location}: {r.message}" for r in results if not r.ok]
+    assert not failed
+    assert any(r.id == "build" and r.ok for r in results)
+
+
+def test_a_copied_bundled_folder_builds_from_the_command_line(tmp_path, monkeypatch):
+    folder = copy_game("alice", tmp_path / "games")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["build", str(folder), "--out", str(out), "--workers", "1", "--only", "rules",
+                                      "--only", "playtest", "--only", "sheets"])
+    assert result.exit_code == 0, result.output
+    for name in ("alice-rules-ja.pdf", "alice-rules-en.pdf", "alice-playtest.pdf", "alice-cards-a4.pdf"):
+        pdf = PdfReader(out / "alice" / name)
+        assert len(pdf.pages) >= 1
+    # the rulebook has its figures (bundled for the id 'alice'): the setup figure's caption is printed
+    text = "".join(page.extract_text() for page in PdfReader(out / "alice" / "alice-rules-en.pdf").pages)
+    assert "Figure 1" in text
+
+
+def test_a_renamed_copy_is_told_how_to_become_its_own_game(tmp_path):
+    folder = copy_game("llll", tmp_path)
+    renamed = folder.rename(tmp_path / "mine")
+    result = CliRunner().invoke(cli, ["check", str(renamed), "--no-simulate"])
+    assert result.exit_code == 1
+    assert "id 'llll' differs from the folder name 'mine'" in result.output
+    assert "cardgen new mine --from llll" in result.output
+
+
+def test_a_renamed_game_without_figures_fails_at_the_line_that_calls_for_them(tmp_path):
+    folder = copy_game("llll", tmp_path, new_id="mine")
+    lines = (folder / "rules.ja.md").read_text(encoding="utf-8").splitlines()
+    call = next(i for i, line in enumerate(lines, 1) if "setup_figure()" in line)
+    failed = [r for r in check_outputs(load_game(folder)) if not r.ok]
+    assert failed and failed[0].location.path.endswith("rules.ja.md") and failed[0].location.line == call
+    assert "templates/figures.yaml" in failed[0].message
+
+
+def test_the_game_folder_templates_come_first(tmp_path):
+    """A renamed copy with the bundled layout, figures and playtest spec in its own templates/ is whole again."""
+    folder = copy_game("llll", tmp_path, new_id="mine")
+    own = folder / "templates"
+    own.mkdir()
+    shutil.copy(bundled_templates() / "rulebook" / "figures" / "llll.yaml", own / "figures.yaml")
+    for name in ("layout.yaml", "playtest.yaml"):
+        shutil.copy(bundled_templates() / "llll" / name, own / name)
+    results = check_outputs(load_game(folder))
+    assert [r for r in results if not r.ok] == []
+    notes = [r.message for r in results if r.id == "optional-output"]
+    assert notes == ["balance report (cardgen report) unavailable: no templates/report.yaml"]
+
+
+def test_build_and_check_say_which_optional_output_they_skipped(tmp_path, monkeypatch):
+    folder = copy_game("alice", tmp_path, new_id="mine")
+    (folder / "rules.ja.md").write_text("# ルール\n\n遊び方。\n", encoding="utf-8")
+    (folder / "rules.en.md").write_text("# Rules\n\nHow to play.\n", encoding="utf-8")
+    (folder / "mapping.yaml").unlink()
+    monkeypatch.chdir(tmp_path)
+    built = CliRunner().invoke(cli, ["build", str(folder), "--out", "out", "--workers", "1", "--only", "playtest", "--only", "standard"])
+    assert built.exit_code == 0, built.output
+    assert "note: playtest kit skipped: no templates/playtest.yaml" in built.output
+    assert "note: standard-deck sheet skipped: no mapping.yaml" in built.output
+    assert not (tmp_path / "out" / "mine").exists() or not list((tmp_path / "out" / "mine").glob("*.pdf"))
+    checked = CliRunner().invoke(cli, ["check", str(folder), "--no-simulate"])
+    assert "optional-output: playtest kit skipped: no templates/playtest.yaml" in checked.output
+    assert "optional-output: cards use the generic layout: no templates/layout.yaml" in checked.output
