@@ -599,26 +599,30 @@ def check_outputs(game: Game) -> list[CheckResult]:
     """
     from .checks import CheckResult
 
+    from .render.cards.art import ART_NOTES, art_checks
     from .render.cards.card import TEXT_SIZES
 
     problems: list[Problem] = []
     sizes: list = []
+    art_notes: list = []
     for index, lang in enumerate(LANGUAGES):
         # the first pass renders every document; the others only the faces in their language
         outputs = OUTPUTS if index == 0 else ("sheets",)
         token = TEXT_SIZES.set(sizes)
+        art_token = ART_NOTES.set(art_notes)
         try:
             _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
         except CardgenError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
         finally:
             TEXT_SIZES.reset(token)
+            ART_NOTES.reset(art_token)
     problems.extend(p for p in _report_spec_problems(game) if p not in problems)
     results = [CheckResult("build", False, p.message, p.location) for p in problems]
     if not problems:
         results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
     results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
-    return results + text_size_checks(game, sizes)
+    return results + text_size_checks(game, sizes) + art_checks(art_notes)
 
 
 def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:

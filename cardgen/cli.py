@@ -72,7 +72,8 @@ def list_games() -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--no-simulate", is_flag=True, help="Skip the random-simulation sweep.")
 @click.option("--preset", type=click.Choice(PRESET_NAMES), help="Also check every text box and frame against this print target's safe zone.")
-def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | None = None) -> None:
+@click.option("--strict", is_flag=True, help="Treat warnings (missing art, low resolution, small text) as failures.")
+def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | None = None, strict: bool = False) -> None:
     """Check data, composition and rules of GAMES (ids or folders; default: all bundled)."""
     from .build import check_outputs
     from .checks import check_game
@@ -83,7 +84,10 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
         game = load_game(spec)
         report = check_game(game, simulate=not no_simulate)
         extra = tuple(check_preset(game, preset)) if preset else ()
-        reports.append(replace(report, results=report.results + tuple(check_outputs(game)) + extra))
+        results = report.results + tuple(check_outputs(game)) + extra
+        if strict:
+            results = tuple(replace(r, ok=False) if r.warning else r for r in results)
+        reports.append(replace(report, results=results))
     if fmt == "json":
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
     else:

@@ -1,20 +1,30 @@
-"""Line breaking and fitting for card text, Japanese and Latin.
+"""Line breaking and fitting for card and document text, Japanese and Latin: the one line breaker.
 
-Japanese text breaks between BudouX phrases (Google's phrase segmenter) so that words are not
-split at arbitrary characters; a phrase too long for a line falls back to breaks between
-characters. Every break obeys JIS X 4051 kinsoku: no line starts with a closing bracket,
-punctuation, a small kana, an iteration or prolonged-sound mark, and no line ends with an
-opening bracket. English text wraps at spaces; a word longer than a whole line is broken
-between characters as a last resort. An explicit "\\n" always breaks.
+Japanese text breaks at any boundary JIS X 4051 kinsoku allows (no line starts with a closing
+bracket, punctuation, a small kana, an iteration or prolonged-sound mark; no line ends with an
+opening bracket; never inside a run of Latin letters or digits), choosing BudouX phrase boundaries
+(Google's phrase segmenter) over others and keeping compounds whole unless the line would be left
+far short (see "the line breaker" below). English text wraps at spaces and hyphenates a word at a
+point pyphen allows. An explicit "\\n" always breaks. `stretch_points` says where a Japanese line
+may be spaced out to justify it.
 
 Widths are measured with ReportLab's font metrics (the sum of the glyph advances, which is
 what `pdfmetrics.stringWidth` computes), so what fits here fits on the page.
+
+Inline icons (`:coin:` or `{icon:coin}` in a text) are turned by `mark_icons` into one
+private-use character each before breaking: an icon is one ideograph to the Japanese breaker
+(kinsoku applies to it as to a kanji), a word (or part of one) to the English breaker, and one
+em wide to every width measured here. `runs` splits a broken line back into text and icon runs
+for drawing.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable, NamedTuple
 
 from reportlab.pdfbase import pdfmetrics
 
@@ -72,6 +82,8 @@ class Fitted:
 
 @lru_cache(maxsize=65536)
 def _unit_width(ch: str, font_name: str) -> float:
+    if is_icon(ch):
+        return ICON_EM
     return pdfmetrics.stringWidth(ch, font_name, 1.0)
 
 
@@ -80,7 +92,9 @@ def _widths(text: str, font_name: str, size: float) -> list[float]:
 
 
 def text_width(text: str, font_name: str, size: float) -> float:
-    """The advance width of `text` in points (same as `pdfmetrics.stringWidth`)."""
+    """The advance width of `text` in points (same as `pdfmetrics.stringWidth`; an icon is ICON_EM wide)."""
+    if text and max(text) >= _ICON_FIRST:
+        return _icon_text_width(text, font_name, size)
     return pdfmetrics.stringWidth(text, font_name, size)
 
 
@@ -124,6 +138,8 @@ def kinsoku_ok(text: str, i: int) -> bool:
 
 
 def _script(ch: str) -> str:
+    if is_icon(ch):
+        return "kanji"  # an inline icon breaks like an ideograph
     o = ord(ch)
     if 0x3041 <= o <= 0x309F:
         return "hiragana"
@@ -136,148 +152,281 @@ def _script(ch: str) -> str:
     return "other"
 
 
-def _ja_break_classes(text: str) -> tuple[list[bool], list[bool], list[bool]]:
-    """For every index i, whether a break before text[i] is a phrase break, a script change, allowed at all."""
+# --- the line breaker: Japanese and Latin ------------------------------------------------------
+# Every document and card breaks lines here. A paragraph is broken into spans of its own text
+# (so a caller keeps its per-character fonts): `break_spans` takes the width of every character.
+#
+# Japanese (JIS X 4051 with words kept whole): a line may end at any kinsoku-legal character
+# boundary, never inside a run of Latin letters or digits. Among the boundaries that fit, the
+# breaker takes the cheapest, where a boundary costs its kind plus how short it leaves the line:
+#   BudouX phrase boundary, after a space or punctuation   0
+#   a change of script (kana / kanji / Latin)               1.5
+#   any other boundary                                      3
+#   inside a compound                                      +20
+# plus one per em the line falls short (justification spreads that shortfall between the
+# characters, so a boundary one em back is fine, four em back is not; a ragged line, as on a
+# card, pays a quarter of that, so BudouX phrases win there unless they leave six em). A compound is a run of
+# kanji (容疑者), a run of katakana (プレイヤー), kanji joined by a single okurigana kana (捨て札置き場:
+# 捨て札 and 置き場 chain), or a word the caller lists (a game's own terms). So BudouX decides
+# between near-equal boundaries, and a compound is split only when the line would otherwise fall
+# twenty em short.
+#
+# Latin: lines break at spaces and after a hyphen already in a word; a word that does not fit is
+# hyphenated at a point pyphen (the LibreOffice hyphenation patterns) allows, when the line would
+# otherwise be left more than a seventh empty or the word is longer than a whole line; only a word
+# with no legal point that fits is broken between characters.
+
+_PHRASE_COST = 0.0
+_SCRIPT_COST = 1.5
+_OTHER_COST = 3.0
+_COMPOUND_COST = 20.0
+_SHORTFALL_COST = 1.0   # per em, in a justified line
+_RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phrases matter more
+#: Single kana that join two kanji as a particle (a word boundary), not as okurigana (捨て札).
+_PARTICLES = frozenset("のをにがはでともへやか")
+#: A Latin line is hyphenated when it would otherwise be left emptier than this fraction.
+_HYPHENATE_WHEN_EMPTIER = 1 / 7
+_EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class LineSpan:
+    """One line of a paragraph: `text[start:end]` (trailing spaces left out), a hyphen after it
+    when `hyphen` (an English word broken at a legal point), `last` for the last line of a
+    paragraph (before an explicit "\\n" or at the end), which is set flush left."""
+
+    start: int
+    end: int
+    hyphen: bool = False
+    last: bool = False
+
+
+def _kind(ch: str) -> str:
+    return "katakana" if ch == "ー" else _script(ch)
+
+
+@lru_cache(maxsize=4096)
+def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
+    """cost[i] of a line break before text[i] (None where kinsoku or a Latin word forbids one)."""
     n = len(text)
     phrases = phrase_boundaries(text)
-    preferred = [False] * (n + 1)
-    secondary = [False] * (n + 1)
-    allowed = [False] * (n + 1)
+    inside = [False] * (n + 1)
+    for i in range(1, n):
+        a, b = _kind(text[i - 1]), _kind(text[i])
+        if a == b and a in ("kanji", "katakana"):
+            inside[i] = True
+    # kanji + one okurigana kana + kanji: 捨て札, 置き場 (not 山札の下: の is a particle)
+    for i in range(1, n - 1):
+        if (_kind(text[i]) == "hiragana" and text[i] not in _PARTICLES
+                and _kind(text[i - 1]) == "kanji" and _kind(text[i + 1]) == "kanji"):
+            inside[i] = inside[i + 1] = True
+    for word in compounds:
+        at = text.find(word)
+        while at >= 0:
+            for i in range(at + 1, at + len(word)):
+                inside[i] = True
+            at = text.find(word, at + 1)
+    costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
         if not kinsoku_ok(text, i):
             continue
         before, after = text[i - 1], text[i]
-        # Never split a Latin word or a number written in ASCII.
         if _is_latin_word_char(before) and _is_latin_word_char(after):
             continue
-        allowed[i] = True
-        if i in phrases or before in _SPACES:
-            preferred[i] = True
-        if _script(before) != _script(after) or before in _AFTER_PUNCT:
-            secondary[i] = True
-    preferred[n] = secondary[n] = allowed[n] = True
-    return preferred, secondary, allowed
+        if i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
+            cost = _PHRASE_COST
+        elif _kind(before) != _kind(after):
+            cost = _SCRIPT_COST
+        else:
+            cost = _OTHER_COST
+        costs[i] = cost + (_COMPOUND_COST if inside[i] else 0.0)
+    costs[n] = 0.0
+    return tuple(costs)
 
 
-def _break_ja_paragraph(text: str, font_name: str, size: float, width: float) -> list[str]:
+def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float,
+              compounds: frozenset[str], shortfall_cost: float) -> list[LineSpan]:
     n = len(text)
-    if n == 0:
-        return [""]
-    widths = _widths(text, font_name, size)
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
-    preferred, secondary, allowed = _ja_break_classes(text)
-    eps = 1e-6
+    costs = _ja_costs(text, compounds)
 
     def span(a: int, b: int) -> float:
-        # Trailing spaces hang past the margin; they are stripped from the line.
-        while b > a and text[b - 1] in " \t":
+        while b > a and text[b - 1] in " \t":  # trailing spaces hang past the margin
             b -= 1
         return prefix[b] - prefix[a]
 
-    lines: list[str] = []
+    def trimmed(a: int, b: int) -> int:
+        while b > a and text[b - 1] in " \t":
+            b -= 1
+        return b
+
+    out: list[LineSpan] = []
     start = 0
-    while start < n:
-        # Skip ASCII spaces at the start of a line.
+    while True:
         while start < n and text[start] in " \t":
             start += 1
         if start >= n:
             break
-        # The furthest end that fits.
-        end = start + 1
-        while end < n and span(start, end + 1) <= width + eps:
-            end += 1
-        if end >= n and span(start, n) <= width + eps:
-            lines.append(text[start:n].rstrip(" \t"))
+        if span(start, n) <= width + _EPS:
+            out.append(LineSpan(base + start, base + trimmed(start, n)))
             break
-        # Best phrase break within the line, unless the phrase after it cannot fit any line.
-        brk = None
+        end = start + 1
+        while end < n and span(start, end + 1) <= width + _EPS:
+            end += 1
+        best, best_score = None, math.inf
         for i in range(end, start, -1):
-            if preferred[i]:
-                nxt = next((j for j in range(i + 1, n + 1) if preferred[j]), n)
-                if span(i, nxt) <= width + eps or i == end:
-                    brk = i
-                break
-        if brk is None:
-            # The phrase is longer than the line: break between characters, preferably where the
-            # script changes (kanji / kana / Latin) if that still fills half the line.
-            half = start + (end - start + 1) // 2
-            brk = next((i for i in range(end, half - 1, -1) if secondary[i] and i > start), None)
-            if brk is None:
-                brk = next((i for i in range(end, start, -1) if allowed[i]), None)
-        if brk is None:
-            # Not even a kinsoku-legal character break fits (a very narrow box): force one.
-            brk = end
-        lines.append(text[start:brk].rstrip(" \t"))
+            cost = costs[i]
+            if cost is None:
+                continue
+            score = cost + shortfall_cost * (width - span(start, i)) / em
+            if score < best_score - _EPS:
+                best, best_score = i, score
+        brk = best if best is not None else end  # not even a kinsoku-legal break fits: force one
+        out.append(LineSpan(base + start, base + trimmed(start, brk)))
         start = brk
-    return lines or [""]
+    return out
 
 
-# --- Latin -------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _hyphenator():
+    import pyphen
 
-def _break_word(word: str, font_name: str, size: float, width: float) -> list[str]:
-    pieces: list[str] = []
-    current = ""
-    for ch in word:
-        if current and text_width(current + ch, font_name, size) > width + 1e-6:
-            pieces.append(current)
-            current = ch
-        else:
-            current += ch
-    if current:
-        pieces.append(current)
-    return pieces
+    return pyphen.Pyphen(lang="en_US", left=2, right=3)
 
 
-def _break_en_paragraph(text: str, font_name: str, size: float, width: float) -> list[str]:
-    words = text.split()
-    if not words:
-        return [""]
-    space = text_width(" ", font_name, size)
-    lines: list[str] = []
-    current: list[str] = []
-    current_w = 0.0
-    for word in words:
-        w = text_width(word, font_name, size)
-        if current and current_w + space + w <= width + 1e-6:
-            current.append(word)
-            current_w += space + w
+@lru_cache(maxsize=16384)
+def hyphen_points(word: str) -> tuple[tuple[int, bool], ...]:
+    """Where `word` may break: (index, needs a hyphen). After a hyphen already in the word, and
+    inside each alphabetic part at the points pyphen's en_US patterns allow."""
+    explicit = [(i + 1, False) for i, ch in enumerate(word[:-1]) if ch == "-" and i > 0]
+    if explicit:  # rock-paper-scissors breaks at its own hyphens, not inside "paper"
+        return tuple(explicit)
+    points: list[tuple[int, bool]] = []
+    for m in re.finditer(r"[A-Za-z]+", word):
+        part = m.group(0)
+        if len(part) >= 5:
+            points.extend((m.start() + p, True) for p in _hyphenator().positions(part))
+    return tuple(points)
+
+
+def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
+                 hyphenate: bool) -> list[LineSpan]:
+    prefix = [0.0]
+    for w in widths:
+        prefix.append(prefix[-1] + w)
+    words = [(m.start(), m.end()) for m in re.finditer(r"[^ \t]+", text)]
+    out: list[LineSpan] = []
+    line_start: int | None = None
+    line_end = 0
+    k = 0
+    piece = words[0][0] if words else 0  # where the current word's unset part begins
+    while k < len(words):
+        a, b = words[k]
+        a = max(a, piece)
+        if line_start is None:
+            if prefix[b] - prefix[a] <= width + _EPS:
+                line_start, line_end = a, b
+                k += 1
+                continue
+            # a word longer than a line: a legal point, else between characters
+            cut = _hyphen_cut(text, a, b, prefix, prefix[a], width, hyphen_width)
+            if cut is None:
+                cut = a + 1
+                while cut < b and prefix[cut + 1] - prefix[a] <= width + _EPS:
+                    cut += 1
+                out.append(LineSpan(base + a, base + cut))
+            else:
+                out.append(LineSpan(base + a, base + cut[0], cut[1]))
+                cut = cut[0]
+            piece = cut
             continue
-        if current:
-            lines.append(" ".join(current))
-            current, current_w = [], 0.0
-        if w <= width + 1e-6:
-            current, current_w = [word], w
+        if prefix[b] - prefix[line_start] <= width + _EPS:
+            line_end = b
+            k += 1
+            continue
+        used = prefix[line_end] - prefix[line_start]
+        cut = None
+        if (hyphenate and width - used > _HYPHENATE_WHEN_EMPTIER * width) or prefix[b] - prefix[a] > width:
+            cut = _hyphen_cut(text, a, b, prefix, prefix[line_start], width, hyphen_width)
+        if cut is not None:
+            out.append(LineSpan(base + line_start, base + cut[0], cut[1]))
+            piece = cut[0]
         else:
-            pieces = _break_word(word, font_name, size, width)
-            lines.extend(pieces[:-1])
-            current, current_w = [pieces[-1]], text_width(pieces[-1], font_name, size)
-    if current:
-        lines.append(" ".join(current))
-    return lines
+            out.append(LineSpan(base + line_start, base + line_end))
+        line_start = None
+    if line_start is not None:
+        out.append(LineSpan(base + line_start, base + line_end))
+    return out
+
+
+def _hyphen_cut(text: str, a: int, b: int, prefix: list[float], line_left: float, width: float,
+                hyphen_width: float) -> tuple[int, bool] | None:
+    """The last legal break inside text[a:b] that still fits the line begun at `line_left`."""
+    best = None
+    for p, hyphen in hyphen_points(text[a:b]):
+        if prefix[a + p] - line_left + (hyphen_width if hyphen else 0.0) <= width + _EPS:
+            best = (a + p, hyphen)
+    return best
+
+
+def break_spans(text: str, widths: list[float], width: float, lang: str, em: float,
+                hyphen_width: float = 0.0, compounds: frozenset[str] = frozenset(),
+                justified: bool = False, hyphenate: bool = True) -> list[LineSpan]:
+    """Break `text` (with `widths[i]` the advance of text[i]) into lines no wider than `width`.
+
+    `lang` "ja" breaks the Japanese way (above), anything else the Latin way; `em` is the type
+    size (the unit of a Japanese line's shortfall); `hyphen_width` the width of the hyphen a
+    broken English word gets; `compounds` words a Japanese line must not split (a game's terms);
+    `justified` for lines that will be spaced out to the full width (they should come out full);
+    `hyphenate` False hyphenates only a word longer than a whole line (a card's short text).
+    An explicit "\\n" always breaks; an empty paragraph gives an empty line.
+    """
+    out: list[LineSpan] = []
+    pos = 0
+    for para in text.split("\n"):
+        ws = widths[pos:pos + len(para)]
+        if lang == "ja":
+            lines = _ja_spans(para, pos, ws, width, em, compounds,
+                              _SHORTFALL_COST if justified else _RAGGED_SHORTFALL_COST)
+        else:
+            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate)
+        lines = lines or [LineSpan(pos, pos)]
+        lines[-1] = LineSpan(lines[-1].start, lines[-1].end, lines[-1].hyphen, True)
+        out.extend(lines)
+        pos += len(para) + 1
+    return out
+
+
+def stretch_points(text: str, start: int, end: int) -> list[int]:
+    """Where a justified line of text[start:end] may widen: before every character k (start < k <
+    end) except inside a run of Latin letters or digits (JIS X 4051 never spaces out a word)."""
+    return [k for k in range(start + 1, end)
+            if not (_is_latin_word_char(text[k - 1]) and _is_latin_word_char(text[k]))]
 
 
 # --- public API --------------------------------------------------------------------------------
 
-def break_lines(text: str, font_name: str, size: float, width_pt: float, lang: str) -> list[str]:
+def break_lines(text: str, font_name: str, size: float, width_pt: float, lang: str,
+                hyphenate: bool = False) -> list[str]:
     """Break `text` into lines no wider than `width_pt` at `size` points in `font_name`.
 
-    `lang` is "ja" (phrase-aware breaks with kinsoku) or anything else (wrap at spaces).
-    An explicit newline always breaks; an empty paragraph gives an empty line.
+    `lang` is "ja" (word-aware breaks with kinsoku) or anything else (spaces; a word longer than a
+    line, or with `hyphenate` any word that would leave a line short, is hyphenated at a legal
+    point and its line ends with "-"). An explicit newline always breaks; an empty paragraph gives
+    an empty line.
     """
-    return list(_break_lines_cached(text, font_name, float(size), float(width_pt), lang))
+    return list(_break_lines_cached(text, font_name, float(size), float(width_pt), lang, hyphenate))
 
 
 @lru_cache(maxsize=16384)
-def _break_lines_cached(text: str, font_name: str, size: float, width: float, lang: str) -> tuple[str, ...]:
-    out: list[str] = []
-    for paragraph in text.replace("\r\n", "\n").split("\n"):
-        if lang == "ja":
-            out.extend(_break_ja_paragraph(paragraph, font_name, size, width))
-        else:
-            out.extend(_break_en_paragraph(paragraph, font_name, size, width))
-    return tuple(out)
+def _break_lines_cached(text: str, font_name: str, size: float, width: float, lang: str,
+                        hyphenate: bool = False) -> tuple[str, ...]:
+    text = text.replace("\r\n", "\n")
+    spans = break_spans(text, _widths(text, font_name, size), width, lang, size,
+                        _unit_width("-", font_name) * size, hyphenate=hyphenate)
+    return tuple(text[s.start:s.end] + ("-" if s.hyphen else "") for s in spans)
 
 
 def _fits(lines: tuple[str, ...], font_name: str, size: float, width: float, height: float, leading_ratio: float) -> bool:
@@ -328,3 +477,101 @@ def fit_text(
         else:
             lo = mid
     return Fitted(best[0], best[1], best[1] * leading_ratio, False)
+
+
+# --- inline icons --------------------------------------------------------------------------------
+# An icon in a text is written `:name:` or `{icon:name}`. `:name:` needs a lower-case ASCII name
+# that starts with a letter, with no letter right before the first colon and no letter or digit
+# right after the last, so "10:30", "a:b:c" and Japanese full-width colons stay text; `{icon:name}`
+# is never ambiguous. Before breaking, each icon becomes one character of Unicode's supplementary
+# private use area A (U+F0000...), numbered per process, so every breaking rule sees one character.
+
+ICON_EM = 1.0  # an icon's advance, in em: one ideograph
+_ICON_FIRST = "\U000F0000"
+_ICON_LAST = "\U000FFFFD"
+_MAX_ICON_NAMES = 4096  # distinct icon names per process (a game uses a handful)
+ICON_MARKUP = re.compile(r"\{icon:([A-Za-z0-9_-]{1,40})\}|(?<![A-Za-z]):([a-z][a-z0-9_]{0,39}):(?![A-Za-z0-9])")
+_ICON_CHAR: dict[str, str] = {}
+_ICON_NAME: dict[str, str] = {}
+
+
+class UnknownIcon(ValueError):
+    """A text names an icon that does not exist (the caller knows the file and line)."""
+
+    def __init__(self, name: str, markup: str):
+        super().__init__(f"unknown icon {markup!r}")
+        self.name = name
+        self.markup = markup
+
+
+class Run(NamedTuple):
+    """A piece of a line: `kind` "text" (value: the characters) or "icon" (value: the icon's name)."""
+
+    kind: str
+    value: str
+
+
+def is_icon(ch: str) -> bool:
+    """Whether the character `ch` stands for an inline icon (see `mark_icons`)."""
+    return _ICON_FIRST <= ch <= _ICON_LAST
+
+
+def icon_char(name: str) -> str:
+    """The one character that stands for icon `name` in marked text."""
+    ch = _ICON_CHAR.get(name)
+    if ch is None:
+        if len(_ICON_CHAR) >= _MAX_ICON_NAMES:
+            raise ValueError(f"more than {_MAX_ICON_NAMES} different inline icon names")
+        ch = chr(ord(_ICON_FIRST) + len(_ICON_CHAR))
+        _ICON_CHAR[name] = ch
+        _ICON_NAME[ch] = name
+    return ch
+
+
+def mark_icons(text: str, known: Callable[[str], bool] | None = None) -> str:
+    """`text` with every `:name:` / `{icon:name}` replaced by its icon character.
+
+    `known(name)` says whether an icon exists; a name it refuses raises UnknownIcon (give a
+    file:line for it). Characters of the private use area the marking uses are refused in the
+    input (ValueError): they would otherwise be drawn as icons.
+    """
+    if text and max(text) >= _ICON_FIRST and any(is_icon(ch) for ch in text):
+        raise ValueError("the text holds a private-use character (U+F0000 or above); remove it")
+    if ":" not in text:
+        return text
+
+    def replace(m: re.Match) -> str:
+        name = m.group(1) or m.group(2)
+        if known is not None and not known(name):
+            raise UnknownIcon(name, m.group(0))
+        return icon_char(name)
+
+    return ICON_MARKUP.sub(replace, text)
+
+
+def runs(text: str, known: Callable[[str], bool] | None = None) -> list[Run]:
+    """Split a text into runs of characters and icons, in order, for drawing.
+
+    Takes a line broken by `break_lines`/`fit_text` from marked text (icon characters) or
+    plain text with `:name:` / `{icon:name}` markup (marked first, `known` as in `mark_icons`).
+    Draw a "text" run with the font, an "icon" run with `icons.draw_inline`, one em wide:
+    `runs("Gain 2 :coin:.")` -> [Run("text", "Gain 2 "), Run("icon", "coin"), Run("text", ".")].
+    """
+    if ":" in text and not (max(text) >= _ICON_FIRST and any(is_icon(ch) for ch in text)):
+        text = mark_icons(text, known)
+    out: list[Run] = []
+    start = 0
+    for i, ch in enumerate(text):
+        if is_icon(ch):
+            if i > start:
+                out.append(Run("text", text[start:i]))
+            out.append(Run("icon", _ICON_NAME.get(ch, "")))
+            start = i + 1
+    if start < len(text):
+        out.append(Run("text", text[start:]))
+    return out
+
+
+def _icon_text_width(text: str, font_name: str, size: float) -> float:
+    return sum(ICON_EM * size if kind == "icon" else pdfmetrics.stringWidth(value, font_name, size)
+               for kind, value in runs(text))

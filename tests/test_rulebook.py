@@ -29,8 +29,9 @@ STANDARD_14 = {
 
 
 def squash(text: str) -> str:
-    """Remove all white space, so that words broken across lines or table cells still match."""
-    return re.sub(r"\s+", "", text)
+    """Remove all white space and hyphens, so that words broken (and hyphenated) across lines or
+    table cells still match."""
+    return re.sub(r"[\s\-]+", "", text)
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import budoux
+import pyphen
 import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
@@ -152,11 +153,25 @@ def test_english_wraps_at_spaces():
         assert stringWidth(a + " " + b.split()[0], GOTHIC, SIZE) > width
 
 
-def test_a_word_longer_than_the_line_is_broken_by_characters():
+def test_a_word_longer_than_the_line_is_hyphenated_at_legal_points():
     lines = break_lines("a Supercalifragilisticexpialidocious b", GOTHIC, SIZE, 60, "en")
-    assert "".join(lines).replace(" ", "") == "aSupercalifragilisticexpialidociousb"
+    assert "".join(line.removesuffix("-") for line in lines).replace(" ", "") == "aSupercalifragilisticexpialidociousb"
     assert widths_ok(lines, 60)
     assert len(lines) >= 3
+    word = "Supercalifragilisticexpialidocious"
+    legal = set(pyphen.Pyphen(lang="en_US").positions(word))
+    broken = [line for line in lines if line.endswith("-")]
+    assert len(broken) >= 2
+    cut = 0
+    for line in broken:  # each break falls at a point the en_US patterns allow
+        cut += len(line.removesuffix("-").split()[-1])
+        assert cut in legal, (lines, sorted(legal))
+
+
+def test_a_word_with_no_legal_point_is_broken_by_characters():
+    lines = break_lines("a Qxzqxzqxzqxzqxzqxzqxzqxz b", GOTHIC, SIZE, 40, "en")
+    assert "".join(lines).replace(" ", "") == "aQxzqxzqxzqxzqxzqxzqxzqxzb"
+    assert widths_ok(lines, 40)
 
 
 # --- fitting ----------------------------------------------------------------------------------

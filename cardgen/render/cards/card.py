@@ -18,8 +18,8 @@ from reportlab.pdfgen.canvas import Canvas
 from ...errors import DataError, Problem
 from ...fonts import register_fonts
 from ...model import Card, Game, Location, Text
-from ...text import fit_text
-from . import icons
+from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width
+from . import art, icons
 from ...sizes import CardSizeError, size_mm
 from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
 
@@ -319,6 +319,8 @@ def _draw_box(c, layout: Layout, box: Box, ctx, lang, geometry, fonts, face: Fac
         _draw_icon(c, layout, box, ctx, lang, x, y, w, h, scale)
     elif box.kind == "line":
         _draw_line(c, layout, box, ctx, lang, x, y, w, h, scale, geometry)
+    elif box.kind == "image":
+        _draw_image(c, layout, box, ctx, lang, x, y, w, h, scale, face)
     if rotated:
         c.restoreState()
 
@@ -354,7 +356,7 @@ def _draw_rect(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
 
 
 def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
-    text = box.value("text", ctx, lang)
+    text = _with_icons(box.value("text", ctx, lang), layout, box, face.card)
     if not text:
         return
     font = fonts[box.value("font", ctx, lang)]
@@ -390,24 +392,46 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
         c.setStrokeColor(colour)
         c.setLineWidth(s * _BOLD_STROKE)
         c.setLineJoin(1)
+    ink = str(resolve_colour(box.value("colour", ctx, lang), layout.colours) or "#000000")
     for i, line in enumerate(lines):
         if not line:
             continue
         baseline = top - i * fitted.leading - _ASCENT * s
-        width = c.stringWidth(line, font, s)
+        width = text_width(line, font, s)
         if align == "center":
             lx = x + (w - width) / 2
         elif align == "right":
             lx = x + w - width
         else:
             lx = x
-        t = c.beginText(lx, baseline)
-        t.setFont(font, s)
-        if bold:
-            t.setTextRenderMode(2)
-        t.textOut(line)
-        c.drawText(t)
+        for kind, value in runs(line):
+            if kind == "icon":
+                lx += icons.draw_inline(c, value, lx, baseline, s, ink, _CURRENT_GAME.get(id(layout)))
+                continue
+            t = c.beginText(lx, baseline)
+            t.setFont(font, s)
+            if bold:
+                t.setTextRenderMode(2)
+            t.textOut(value)
+            c.drawText(t)
+            lx += c.stringWidth(value, font, s)
     c.restoreState()
+
+
+def _with_icons(text: str, layout: Layout, box: Box, card: Card) -> str:
+    """`text` with its inline icons marked (cardgen.text.mark_icons); an unknown icon is a DataError at the
+    card's cards.yaml line (where the text usually is), else at the box."""
+    if not text:
+        return text
+    game = _CURRENT_GAME.get(id(layout))
+    try:
+        return mark_icons(text, lambda name: icons.inline_known(game, name))
+    except UnknownIcon as exc:
+        raise DataError([Problem(card.location or box.location, (
+            f"card {card.id}: text box '{box.name}' uses icon {exc.markup!r}, but there is no icon '{exc.name}'; "
+            f"use one of {', '.join(icons.inline_names(game))} or add {icons.GAME_ICONS}/{exc.name}.svg to the game folder"))]) from None
+    except ValueError as exc:
+        raise DataError([Problem(card.location or box.location, f"card {card.id}: text box '{box.name}': {exc}")]) from None
 
 
 _TYPE_SIZES: dict[tuple, float] = {}
@@ -434,7 +458,7 @@ def _type_size(layout: Layout, box: Box, face: Face, lang: str, font: str, w: fl
         ctx = _context(game, layout, card, lang)
         if not box.shows(ctx):
             continue
-        text = box.value("text", ctx, lang)
+        text = _with_icons(box.value("text", ctx, lang), layout, box, card)
         if text:
             best = min(best, fit_text(text, font, w, h, size, min_size, lang, leading).size)
     if len(_TYPE_SIZES) > 50_000:
@@ -491,3 +515,17 @@ def _draw_line(c, layout, box, ctx, lang, x, y, w, h, scale, geometry) -> None:
         c.setDash(dash if isinstance(dash, list) else [float(dash)])
     c.line(x0, y0, x1, y1)
     c.restoreState()
+
+
+def _draw_image(c, layout, box, ctx, lang, x, y, w, h, scale, face: Face) -> None:
+    src = str(box.value("src", ctx, lang) or "").strip()
+    if not src:
+        return
+    game = _CURRENT_GAME[id(layout)]
+    # A src taken from a card field is the card's mistake: report it at its cards.yaml line.
+    from_card = any(isinstance(v, str) and v.strip() == src for v in face.card.fields.values())
+    at = (face.card.location if from_card else None) or box.location
+    art.draw(c, game, src, x, y, w, h, fit=str(box.value("fit", ctx, lang) or "contain"),
+             anchor=str(box.value("anchor", ctx, lang) or "center"),
+             radius=float(box.value("radius", ctx, lang) or 0) * scale * mm, at=at,
+             note=(face.card.id, face.side, box.name))

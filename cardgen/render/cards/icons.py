@@ -757,3 +757,118 @@ def _tiled_rows(c, x, y, w, h, dx, dy, extent, key, draw_motif, shift, margin) -
         c.translate(x - margin + (shift if j % 2 else 0), y - margin + j * dy)
         c.doForm(row)
         c.restoreState()
+
+
+# --- icons inside text ------------------------------------------------------------------------------
+# An icon in a text (`:coin:` or `{icon:coin}`, see cardgen.text.mark_icons) is one em wide, like an
+# ideograph, and drawn as a square of INLINE_SIDE em standing on the baseline in the text's colour.
+# It comes from the game folder's icons/<name>.svg (monochrome: every fill and stroke takes the text's
+# colour), else from the bundled ICONS.
+
+GAME_ICONS = "icons"  # a game's own inline icons: <game folder>/icons/<name>.svg
+INLINE_SIDE = 0.88  # em: an ideograph's ascent, so the icon reaches as high as the text does
+
+
+def _game_icon(game, name: str):
+    """The game folder's icons/<name>.svg, or None."""
+    if game is None or getattr(game, "root", None) is None:
+        return None
+    from ...io import paths
+
+    found = paths.inside(game.root, f"{GAME_ICONS}/{name}.svg") if (game.root / GAME_ICONS).is_dir() else None
+    return found if found is not None and found.is_file() else None
+
+
+def inline_known(game, name: str) -> bool:
+    """Whether `name` can be drawn inside text for `game` (its icons/ folder or the bundled set)."""
+    return name in ICONS or _game_icon(game, name) is not None
+
+
+def inline_names(game) -> list[str]:
+    """Every icon name usable inside text for `game`, for error messages."""
+    own = []
+    if game is not None and getattr(game, "root", None) is not None and (game.root / GAME_ICONS).is_dir():
+        own = [p.stem for p in sorted((game.root / GAME_ICONS).glob("*.svg"))[:200]]
+    return sorted(set(ICONS) | set(own))
+
+
+def draw_inline(c, name: str, x: float, baseline_y: float, size: float, colour: str, game=None) -> float:
+    """Draw inline icon `name` with its advance starting at `x` on the baseline `baseline_y` (points),
+    for text of `size` pt in `colour` ("#rrggbb" or "#rrggbbaa"); return the advance (size * text.ICON_EM).
+
+    This is what card text uses for every "icon" run of `cardgen.text.runs`; a rulebook paragraph
+    can call it the same way. KeyError for a name neither `game`'s icons/ nor the bundled set has
+    (check with `inline_known` first to report it at a file:line).
+    """
+    from ...text import ICON_EM
+
+    advance = ICON_EM * size
+    side = INLINE_SIDE * size
+    own = _game_icon(game, name)
+    if own is None and name not in ICONS:
+        raise KeyError(f"unknown icon {name!r}; known icons: {', '.join(inline_names(game))}")
+    c.saveState()
+    c.translate(x + (advance - side) / 2, baseline_y)
+    if own is not None:
+        _draw_svg_icon(c, own, name, side, colour)
+    else:
+        c.scale(side / 100.0, side / 100.0)
+        p = Params({"colour": colour})
+        form = _icon_form(c, name, ICONS[name], p)
+        if form is not None:
+            c.doForm(form)
+        else:
+            ICONS[name](c, p)
+    c.restoreState()
+    return advance
+
+
+def _draw_svg_icon(c, path, name: str, side: float, colour_: str) -> None:
+    """A game's SVG icon recoloured to `colour_`, fitted into a `side` square at the origin (once per file as a form)."""
+    from .art import svg_drawing
+
+    forms = c.__dict__.setdefault("_cardgen_icon_forms", {}) if hasattr(c, "beginForm") else None
+    stat = path.stat()
+    key = ("svg", str(path), stat.st_mtime_ns, stat.st_size, colour_)
+    form = forms.get(key) if forms is not None else None
+    if form is None:
+        from ...io import limits
+        from ...errors import DataError, Problem
+        from ...model import Location
+
+        at = Location(str(path), 1, 1)
+        if stat.st_size > limits.MAX_ART_BYTES:
+            raise DataError([Problem(at, f"icon '{name}' is larger than {limits.MAX_ART_BYTES // 1_000_000} MB")])
+        drawing = svg_drawing(path.read_bytes(), path, f"{GAME_ICONS}/{name}.svg", at)
+        _recolour(drawing, colour(colour_))
+        scale = 100.0 / max(drawing.width, drawing.height)
+
+        def draw_unit(canvas):
+            from reportlab.graphics import renderPDF
+
+            canvas.saveState()
+            canvas.translate((100 - drawing.width * scale) / 2, (100 - drawing.height * scale) / 2)
+            canvas.scale(scale, scale)
+            renderPDF.draw(drawing, canvas, 0, 0)
+            canvas.restoreState()
+
+        if forms is None:
+            c.scale(side / 100.0, side / 100.0)
+            draw_unit(c)
+            return
+        form = f"CardgenIcon{len(forms) + 1}"
+        c.beginForm(form, -40, -40, 140, 140)
+        draw_unit(c)
+        c.endForm()
+        forms[key] = form
+    c.scale(side / 100.0, side / 100.0)
+    c.doForm(form)
+
+
+def _recolour(node, ink) -> None:
+    """Every fill and stroke of a ReportLab drawing (and its groups) in `ink`; 'none' stays none."""
+    for attr in ("fillColor", "strokeColor"):
+        if getattr(node, attr, None) is not None:
+            setattr(node, attr, ink)
+    for child in getattr(node, "contents", ()) or ():
+        _recolour(child, ink)

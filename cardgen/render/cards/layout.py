@@ -34,6 +34,12 @@ is the whole card. Kinds and their keys:
   outline_width, count, gap, align, valign, per_row, and for patterns cell, width, motif, motif_size;
   `decor: true` lets a decorative icon reach past the safe zone
 - `line`: from (x, y) to (x + w, y + h); colour, width (pt), dash
+- `image`: src (a PNG, JPEG or SVG file in the game folder; Jinja allowed, e.g. "art/{{ card.type }}.svg"
+  or "{{ card.art }}"), fit (contain|cover|stretch), anchor (center, top, bottom-left, ...), radius (mm);
+  see cardgen/render/cards/art.py
+
+Any card text may hold inline icons, `:coin:` or `{icon:coin}` (cardgen/render/cards/icons.py
+`draw_inline`): one em wide, in the text's colour, breaking like an ideograph.
 
 Every box may also have `rotate` (degrees counter-clockwise about its centre; `at` is the
 unrotated frame) and `when` (a Jinja expression; the box is drawn only when it is true).
@@ -67,10 +73,10 @@ from ...io import paths, sandbox
 from ...io.reader import SchemaReader
 from ...model import LANGUAGES, Card, Game, Location, Text
 from ...sizes import size_mm
-from . import icons
+from . import art, icons
 
 SAFE_MM = 3.0
-KINDS = ("rect", "text", "icon", "line")
+KINDS = ("rect", "text", "icon", "line", "image")
 COMMON_KEYS = {"name", "kind", "at", "when", "rotate"}
 KIND_KEYS: dict[str, set[str]] = {
     "rect": {"fill", "stroke", "stroke_width", "radius", "bleed", "dash"},
@@ -80,6 +86,7 @@ KIND_KEYS: dict[str, set[str]] = {
         "valign", "per_row", "cell", "width", "motif", "motif_size", "radius", "decor",
     },
     "line": {"colour", "width", "dash"},
+    "image": {"src", "fit", "anchor", "radius"},
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rect": {"fill": "none", "stroke": "none", "stroke_width": 0.5, "radius": 0, "bleed": False, "dash": None},
@@ -87,12 +94,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
              "valign": "top", "colour": "#000000", "bold": False, "shrink": "type"},
     "icon": {"colour": "#000000", "decor": False},
     "line": {"colour": "#000000", "width": 0.5, "dash": None},
+    "image": {"src": "", "fit": "contain", "anchor": "center", "radius": 0},
 }
 CHOICES = {
     "font": ("gothic", "mincho"),
     "align": ("left", "center", "right"),
     "valign": ("top", "middle", "bottom"),
     "shrink": ("type", "card"),
+    "fit": art.FITS,
+    "anchor": tuple(art.ANCHORS),
 }
 NUMBER_KEYS = {"size", "min_size", "leading", "stroke_width", "radius", "width", "outline_width", "gap",
                "cell", "motif_size"}
@@ -610,6 +620,10 @@ class _LayoutLoader:
         if kind == "icon" and "icon" not in params:
             self.r.error(node, f"box '{name}': an icon box needs 'icon: <name>'")
             return None
+        if kind == "image" and "src" not in params:
+            if "src" not in m:
+                self.r.error(node, f"box '{name}': an image box needs 'src: <file in the game folder>'")
+            return None
         box = Box(name, kind, *at, params=params, when=when, rotate=rotate, location=location, when_refs=when_refs,
                   when_at=when_at or location)
         self._check_safe(box, node)
@@ -748,7 +762,9 @@ def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | No
         text = str(raw)
         if text not in colours and not _valid_colour(text):
             raise ValueError(f"{key} '{text}' is not a colour; use #rrggbb, #rrggbbaa, none or a name from colours")
-    if key == "text":
+    if key == "src" and box is None and raw and paths.relative_parts(str(raw).strip()) is None:
+        raise ValueError(f"src '{raw}' must be a relative path inside the game folder (no '/' first, no '..')")
+    if key in ("text", "src"):
         return "" if raw is None else str(raw).strip()
     return raw
 

@@ -1,4 +1,10 @@
-"""The paragraph flowable of every document: text broken into lines by `cardgen.text`, and headings."""
+"""The paragraph flowable of every document: text broken into lines by `cardgen.text`, and headings.
+
+Japanese text set flush left is justified (両端揃え, JIS X 4051): every line but the last of a
+paragraph is spaced out to the full measure between characters (never inside a run of Latin
+letters or digits, see `cardgen.text.stretch_points`); the last line stays flush left. English
+text is set ragged right, hyphenated at legal points.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from typing import Sequence
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from ...text import break_lines
+from ...text import break_spans, stretch_points
 from .page_template import layout_only as _layout_only
 
 
@@ -30,7 +36,22 @@ class TStyle:
     align: str = "left"          # left, center, right
     bullet_width: float = 0.0    # room for the bullet, left of `left`
     all_strong: bool = False
+    justify: bool = True         # Japanese flush-left text: lines spaced out to the full measure
+    compounds: frozenset[str] = frozenset()  # terms a line must not split (a game's own words)
 
+
+
+def game_terms(game, lang: str) -> frozenset[str]:
+    """The game's own words (card type and component names, field labels) in `lang`: a line of
+    its documents does not split them (`TStyle.compounds`)."""
+    texts = [ct.name for ct in game.card_types] + [c.name for c in game.components]
+    texts += [spec.label for spec in game.field_specs.values() if spec.label]
+    words = set()
+    for value in texts:
+        word = value.get(lang) if hasattr(value, "get") else str(value)
+        if word and 2 <= len(word) <= 12 and not any(ch in word for ch in " \t\n"):
+            words.add(word)
+    return frozenset(words)
 
 
 @lru_cache(maxsize=200_000)
@@ -52,9 +73,9 @@ def _split_runs(text: str) -> list[tuple[str, bool]]:
 
 @dataclass(frozen=True)
 class _Line:
-    segments: tuple[tuple[str, str], ...]  # (text, font)
-    width: float                           # natural width
-    char_space: float = 0.0                # negative to squeeze a line that measures too wide
+    pieces: tuple[tuple[float, str, str], ...]  # (x from the line's start, text, font)
+    width: float                                # the width it is set to
+    char_space: float = 0.0                     # negative to squeeze a line that measures too wide
 
 
 class TextBlock(Flowable):
@@ -91,73 +112,43 @@ class TextBlock(Flowable):
         size = self.style.size
         return sum(_char_width(ch, f, size) for ch, f in zip(text, fonts))
 
+    def _justified(self) -> bool:
+        return self.lang == "ja" and self.style.align == "left" and self.style.justify
+
     def _break(self, width: float) -> tuple[_Line, ...]:
         plain = self.plain
         fonts = self._fonts()
-        spans: list[tuple[int, int]] = []
-        offset = 0
-        for para in plain.split("\n"):
-            if self.lang == "ja":
-                cursor = 0
-                for line in break_lines(para, self.style.font, self.style.size, width, "ja"):
-                    if not line:
-                        spans.append((offset + cursor, offset + cursor))
-                        continue
-                    at = para.find(line, cursor)
-                    if at < 0:  # cannot happen: lines are substrings; keep going safely
-                        at = cursor
-                    spans.append((offset + at, offset + at + len(line)))
-                    cursor = at + len(line)
-            else:
-                spans.extend(self._break_latin(para, fonts[offset:offset + len(para)], width, offset))
-            offset += len(para) + 1
+        size = self.style.size
+        widths = [_char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+        justify = self._justified()
+        spans = break_spans(plain, widths, width, self.lang, size, _char_width("-", self.style.font, size),
+                            self.style.compounds, justified=justify)
         lines = []
-        for a, b in spans:
-            segs: list[tuple[str, str]] = []
-            for i in range(a, b):
-                if segs and segs[-1][1] == fonts[i]:
-                    segs[-1] = (segs[-1][0] + plain[i], fonts[i])
-                else:
-                    segs.append((plain[i], fonts[i]))
-            natural = self._measure(plain[a:b], fonts[a:b])
+        for span in spans:
+            a, b = span.start, span.end
+            natural = sum(widths[a:b]) + (_char_width("-", fonts[b - 1], size) if span.hyphen else 0.0)
+            # Where the line is spaced out: a justified line that is not its paragraph's last.
+            cuts = stretch_points(plain, a, b) if justify and not span.last and b - a > 1 else []
+            extra = (width - natural) / len(cuts) if cuts else 0.0
             squeeze = 0.0
-            if natural > width + 0.01 and b - a > 1:
+            if not cuts and natural > width + 0.01 and b - a > 1:
                 squeeze = (width - natural) / (b - a)
-                natural = width
-            lines.append(_Line(tuple(segs), natural, squeeze))
-        return tuple(lines)
-
-    def _break_latin(self, text: str, fonts: Sequence[str], width: float, offset: int) -> list[tuple[int, int]]:
-        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-        if not words:
-            return [(offset, offset)]
-        space = _char_width(" ", self.style.font, self.style.size)
-        spans: list[tuple[int, int]] = []
-        start = end = None
-        used = 0.0
-        for a, b in words:
-            w = self._measure(text[a:b], fonts[a:b])
-            if start is not None and used + space + w <= width + 0.01:
-                end, used = b, used + space + w
-                continue
-            if start is not None:
-                spans.append((offset + start, offset + end))
-                start = None
-            if w <= width + 0.01:
-                start, end, used = a, b, w
-                continue
-            # A word longer than the line: break it between characters.
-            piece_start, acc = a, 0.0
+            pieces: list[tuple[float, str, str]] = []
+            x = 0.0
+            cut_set = set(cuts)
             for i in range(a, b):
-                cw = _char_width(text[i], fonts[i], self.style.size)
-                if acc + cw > width and i > piece_start:
-                    spans.append((offset + piece_start, offset + i))
-                    piece_start, acc = i, 0.0
-                acc += cw
-            start, end, used = piece_start, b, acc
-        if start is not None:
-            spans.append((offset + start, offset + end))
-        return spans
+                if i in cut_set:
+                    x += extra
+                if pieces and i not in cut_set and pieces[-1][2] == fonts[i]:
+                    px, pt, pf = pieces[-1]
+                    pieces[-1] = (px, pt + plain[i], pf)
+                else:
+                    pieces.append((x, plain[i], fonts[i]))
+                x += widths[i] + squeeze
+            if span.hyphen:
+                pieces.append((x, "-", fonts[b - 1]))
+            lines.append(_Line(tuple(pieces), width if cuts else min(natural, width) if squeeze else natural, squeeze))
+        return tuple(lines)
 
     def _text_width(self, avail: float) -> float:
         return max(avail - self.style.left - self.style.right, 1.0)
@@ -230,10 +221,11 @@ class TextBlock(Flowable):
             if index == 0 and self.bullet:
                 canv.setFont(st.font, st.size)
                 canv.drawString(st.left - st.bullet_width, y, self.bullet)
-            if line.segments:
+            if line.pieces:
                 t = canv.beginText(x, y)
                 t.setCharSpace(line.char_space)
-                for text, font in line.segments:
+                for px, text, font in line.pieces:
+                    t.setTextOrigin(x + px, y)
                     t.setFont(font, st.size)
                     t.textOut(text)
                 canv.drawText(t)
@@ -250,7 +242,7 @@ class Heading(TextBlock):
     def __init__(self, text: str, lang: str, style: TStyle, level: int, key: str, number: str,
                  rule_color: tuple[float, float, float] | None = None) -> None:
         shown = f"{number}　{text}" if number and lang == "ja" else (f"{number}  {text}" if number else text)
-        super().__init__([(shown, True)], lang, style)
+        super().__init__([(shown, True)], lang, replace(style, justify=False))
         self.level = level
         self.key = key
         self.toc_text = shown

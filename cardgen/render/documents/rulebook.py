@@ -48,7 +48,7 @@ from ...model import Game, Location
 from .directives import Directives, appendix_flowables
 from .markdown import Block, MarkdownLimit, parse_markdown
 from .page_template import _PageTotal, _page_decorator, _canvas_maker
-from .paragraph import Heading, TextBlock, TStyle
+from .paragraph import Heading, TextBlock, TStyle, game_terms
 from .style import LANGS, load_style, templates_dir
 from .toc import Contents, _DocTemplate
 
@@ -71,6 +71,7 @@ class _Builder(Directives):
         self.body_font, self.strong_font = fonts["body"], fonts["strong"]
         self.col = {k: tuple(v) for k, v in self.style["colours"].items()}
         self.types = self.style["type"][lang]
+        self.terms = game_terms(game, lang)
         self.directives: list[tuple[Callable[[], list[Flowable]], int]] = []  # (build, line in the rules text)
         self.nonce = secrets.token_hex(6)  # directive markers a rules text cannot forge
         self._rendering: Any = None  # the compiled rules text while it renders
@@ -85,7 +86,8 @@ class _Builder(Directives):
     # -- styles ----------------------------------------------------------------------------
     def ts(self, kind: str = "body", **kw: Any) -> TStyle:
         t = self.types[kind]
-        base = TStyle(self.body_font, self.strong_font, float(t["size"]), float(t["leading"]), self.col["ink"])
+        base = TStyle(self.body_font, self.strong_font, float(t["size"]), float(t["leading"]), self.col["ink"],
+                      compounds=self.terms)
         return replace(base, **kw)
 
     # -- the text ---------------------------------------------------------------------------

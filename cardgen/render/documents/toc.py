@@ -4,6 +4,7 @@ lists them with page numbers from the previous pass (multiBuild)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from reportlab.pdfbase import pdfmetrics
@@ -101,7 +102,7 @@ class Contents(Flowable):
     def _lines(self) -> list[_TocLine]:
         out = []
         for level, text, page, key in self._last:
-            st = self.styles[level]
+            st = replace(self.styles[level], justify=False)  # a contents line is not a paragraph
             out.append(_TocLine(TextBlock([(text, level == 1)], self.lang, st), page, key, level, st))
         return out
 

@@ -1,0 +1,321 @@
+"""Art on card faces: a layout box `kind: image` draws a PNG, JPEG or SVG file of the game folder.
+
+```yaml
+- {name: art, kind: image, at: [3, 10, "W-6", 40], src: "art/{{ card.type }}.svg",
+   fit: cover, anchor: top, radius: 2}
+```
+
+- `src`: a path inside the game folder (Jinja allowed; `"{{ card.art }}"` takes it from a card
+  field declared in game.yaml's card_fields); an empty `src` draws nothing.
+- `fit`: `contain` (whole image, letterboxed; default), `cover` (fills the box, cropped),
+  `stretch` (fills the box, aspect ratio ignored).
+- `anchor`: where the image sits in the box, and so what `cover` keeps: `center` (default),
+  `top`, `bottom`, `left`, `right`, `top-left`, `top-right`, `bottom-left`, `bottom-right`.
+- `radius`: rounded corners of the clip, in mm.
+
+Each file is embedded once per PDF as a form XObject, placed wherever a card uses it; PNG and
+JPEG keep their full resolution (a JPEG is embedded as it is), SVG stays vector. A missing file
+draws a grey placeholder with a cross and the file's name, and `check` lists it; so it does for
+an image printed below 300 dpi.
+
+Game files are hostile input: a path leaving the game folder is refused; a raster image must
+really be a PNG or JPEG, at most limits.MAX_ART_BYTES and limits.MAX_IMAGE_PIXELS; an SVG must
+parse as XML without a DOCTYPE or entities, reference nothing outside itself (no external or
+data: hrefs, no CSS url() or @import) and have at most MAX_SVG_ELEMENTS elements.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from reportlab.lib.units import mm
+
+from ...errors import DataError, Problem
+from ...io import limits, paths
+from ...model import Game, Location
+
+FITS = ("contain", "cover", "stretch")
+# anchor -> (fraction of the free width to the left, fraction of the free height above)
+ANCHORS: dict[str, tuple[float, float]] = {
+    "center": (0.5, 0.5), "top": (0.5, 0.0), "bottom": (0.5, 1.0), "left": (0.0, 0.5), "right": (1.0, 0.5),
+    "top-left": (0.0, 0.0), "top-right": (1.0, 0.0), "bottom-left": (0.0, 1.0), "bottom-right": (1.0, 1.0),
+}
+RASTER_SUFFIXES = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+PRINT_DPI = 300  # below this an image looks soft in print: check warns
+MAX_SVG_ELEMENTS = 20_000
+
+
+@dataclass(frozen=True)
+class ArtNote:
+    """Something `check` should tell the designer about one image on one face."""
+
+    card_id: str
+    side: str
+    box: str
+    src: str
+    problem: str  # "missing" or "low-dpi"
+    dpi: float
+    location: Location | None
+
+
+# `check` sets a list here while it lays the faces out; every image drawn reports what is wrong with it.
+ART_NOTES: ContextVar[list[ArtNote] | None] = ContextVar("ART_NOTES", default=None)
+
+
+@dataclass(frozen=True)
+class Art:
+    """A validated image file: `width` x `height` in pixels (raster) or points (SVG)."""
+
+    path: Path
+    kind: str  # "raster" or "svg"
+    width: float
+    height: float
+
+
+def _error(at: Location | None, message: str) -> DataError:
+    return DataError([Problem(at, message)])
+
+
+def resolve(game: Game, src: str, at: Location | None) -> Path:
+    """The file `src` names inside the game folder; DataError for a path leaving it or an unknown type."""
+    path = paths.game_file(game, src, at, "image")
+    if path.suffix.lower() not in RASTER_SUFFIXES and path.suffix.lower() != ".svg":
+        raise _error(at, f"image '{src}': use a .png, .jpg, .jpeg or .svg file")
+    return path
+
+
+def load(game: Game, src: str, at: Location | None) -> Art | None:
+    """The image `src` names, validated; None when the file does not exist (drawn as a placeholder)."""
+    path = resolve(game, src, at)
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    if not path.is_file():
+        return None
+    return _load(path, stat.st_mtime_ns, stat.st_size, src, at)
+
+
+@lru_cache(maxsize=256)
+def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -> Art:
+    if size > limits.MAX_ART_BYTES:
+        raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {limits.MAX_ART_BYTES // 1_000_000} MB")
+    data = path.read_bytes()
+    if path.suffix.lower() == ".svg":
+        drawing = svg_drawing(data, path, src, at)
+        return Art(path, "svg", float(drawing.width), float(drawing.height))
+    return Art(path, "raster", *_raster_size(data, RASTER_SUFFIXES[path.suffix.lower()], src, at))
+
+
+def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
+    """Pixel size of a PNG or JPEG, read from its header and verified, before anything is decoded."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if image.format != expected:
+                raise _error(at, f"image '{src}' is not a {expected} file (it reads as {image.format or 'unknown'})")
+            width, height = image.size
+            if width * height > limits.MAX_IMAGE_PIXELS:
+                raise _error(at, f"image '{src}' is {width} x {height} px; use at most {limits.MAX_IMAGE_PIXELS:,} pixels")
+            image.verify()
+    except DataError:
+        raise
+    except Exception as exc:  # Pillow raises many types for a broken file, DecompressionBombError among them
+        raise _error(at, f"image '{src}' cannot be read ({type(exc).__name__}: {exc}); save it again as PNG or JPEG") from None
+    if width <= 0 or height <= 0:
+        raise _error(at, f"image '{src}' has no pixels")
+    return width, height
+
+
+# --- SVG ------------------------------------------------------------------------------------------
+
+_DTD = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+_URL = re.compile(r"url\(\s*['\"]?\s*([^)'\"\s]*)", re.IGNORECASE)
+
+
+def _css_problem(css: str) -> str | None:
+    if "@import" in css.lower():
+        return "a CSS @import"
+    for target in _URL.findall(css):
+        if not target.startswith("#"):
+            return f"url({target}) outside the file"
+    return None
+
+
+def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
+    """A ReportLab Drawing of an SVG file given as bytes (svglib), refusing what could reach outside it."""
+    from lxml import etree
+    from svglib.svglib import SvgRenderer
+
+    def bad(why: str) -> DataError:
+        return _error(at, f"SVG '{src}': {why}; export a plain SVG (paths, shapes, text) without external references")
+
+    if _DTD.search(data):
+        raise bad("it has a DOCTYPE or entity declarations")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                             remove_comments=True, remove_pis=True)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        raise bad(f"it is not well-formed XML ({exc})") from None
+    if root is None or not isinstance(root.tag, str) or etree.QName(root).localname != "svg":
+        raise bad("its root element is not <svg>")
+    for count, element in enumerate(root.iter()):
+        if count >= MAX_SVG_ELEMENTS:
+            raise bad(f"it has more than {MAX_SVG_ELEMENTS:,} elements")
+        if not isinstance(element.tag, str):
+            continue
+        for key, value in element.attrib.items():
+            local = key.rsplit("}", 1)[-1]
+            if local == "href" and not value.strip().startswith("#"):
+                raise bad(f"<{etree.QName(element).localname}> refers to '{value[:60]}'")
+            if local == "style" and (why := _css_problem(value)):
+                raise bad(f"a style uses {why}")
+            if local in ("fill", "stroke", "filter", "clip-path", "mask") and (why := _css_problem(value)):
+                raise bad(f"{local} uses {why}")
+        if etree.QName(element).localname == "style" and (why := _css_problem(element.text or "")):
+            raise bad(f"a <style> uses {why}")
+    try:
+        drawing = SvgRenderer(str(path), external_reference_root=str(path.parent)).render(root)
+    except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
+        raise bad(f"it cannot be converted ({type(exc).__name__}: {exc})") from None
+    width, height = float(getattr(drawing, "width", 0) or 0), float(getattr(drawing, "height", 0) or 0)
+    if not (math.isfinite(width) and math.isfinite(height)) or width <= 0 or height <= 0 or max(width, height) > 1e5:
+        raise bad(f"its size {width:g} x {height:g} is not usable (give width/height or a viewBox)")
+    return drawing
+
+
+# --- placing --------------------------------------------------------------------------------------
+
+def placement(fit: str, anchor: str, image_w: float, image_h: float, x: float, y: float, w: float, h: float
+              ) -> tuple[float, float, float, float]:
+    """Where an image of `image_w` x `image_h` goes for box (x, y, w, h), y up: (x, y, w, h) of the drawn image.
+
+    `contain` scales it to fit inside, `cover` to fill (the box's clip crops it), `stretch` is the
+    box; the anchor places the image's spare or cropped part (top: the image's top on the box's top).
+    """
+    if fit == "stretch":
+        return x, y, w, h
+    scale = (max if fit == "cover" else min)(w / image_w, h / image_h)
+    dw, dh = image_w * scale, image_h * scale
+    fx, fy = ANCHORS.get(anchor, ANCHORS["center"])
+    return x + (w - dw) * fx, y + (h - dh) * (1 - fy), dw, dh
+
+
+def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit: str = "contain",
+         anchor: str = "center", radius: float = 0.0, at: Location | None = None,
+         note: tuple[str, str, str] | None = None) -> None:
+    """Draw image `src` of `game` into the box (x, y, w, h) in points, clipped to the box (rounded by
+    `radius` points). `note` = (card id, side, box name) reports a missing file or low resolution
+    to ART_NOTES while `check` collects them."""
+    src = src.strip()
+    if not src:
+        return
+    art = load(game, src, at)
+    notes = ART_NOTES.get()
+    if art is None:
+        if notes is not None and note is not None:
+            notes.append(ArtNote(*note, src, "missing", 0.0, at))
+        draw_placeholder(c, src, x, y, w, h)
+        return
+    dx, dy, dw, dh = placement(fit, anchor, art.width, art.height, x, y, w, h)
+    if art.kind == "raster" and notes is not None and note is not None and dw > 0 and dh > 0:
+        dpi = min(art.width / (dw / 72), art.height / (dh / 72))
+        if dpi < PRINT_DPI - 0.5:
+            notes.append(ArtNote(*note, src, "low-dpi", dpi, at))
+    c.saveState()
+    clip = c.beginPath()
+    if radius > 0:
+        clip.roundRect(x, y, w, h, min(radius, w / 2, h / 2))
+    else:
+        clip.rect(x, y, w, h)
+    c.clipPath(clip, stroke=0, fill=0)
+    c.translate(dx, dy)
+    c.scale(dw / art.width, dh / art.height)
+    _place(c, art, src, at)
+    c.restoreState()
+
+
+def _place(c, art: Art, src: str, at: Location | None) -> None:
+    """Draw `art` in its own units at the origin: once per file as a form XObject, then by reference."""
+    if not (hasattr(c, "beginForm") and hasattr(c, "doForm")):
+        _draw_art(c, art, src, at)
+        return
+    forms = c.__dict__.setdefault("_cardgen_art_forms", {})
+    stat = art.path.stat()
+    key = (str(art.path), stat.st_mtime_ns, stat.st_size)
+    name = forms.get(key)
+    if name is None:
+        name = f"CardgenArt{len(forms) + 1}"
+        c.beginForm(name, 0, 0, art.width, art.height)
+        _draw_art(c, art, src, at)
+        c.endForm()
+        forms[key] = name
+    c.doForm(name)
+
+
+def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
+    if art.kind == "svg":
+        from reportlab.graphics import renderPDF
+
+        renderPDF.draw(svg_drawing(art.path.read_bytes(), art.path, src, at), c, 0, 0)
+    else:
+        # By file name: ReportLab embeds a JPEG as it is and keeps a PNG's pixels (and alpha) lossless.
+        c.drawImage(str(art.path), 0, 0, art.width, art.height, mask="auto")
+
+
+def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> None:
+    """A grey box with a cross and `label` (the missing file's name): visible on a proof, obvious in print."""
+    from ...fonts import register_fonts
+
+    c.saveState()
+    c.setFillColorRGB(0.85, 0.85, 0.85)
+    c.setStrokeColorRGB(0.45, 0.45, 0.45)
+    c.setLineWidth(0.7)
+    c.rect(x, y, w, h, stroke=1, fill=1)
+    c.line(x, y, x + w, y + h)
+    c.line(x, y + h, x + w, y)
+    gothic, _ = register_fonts()
+    size = max(4.0, min(8.0, h / 4))
+    text = f"missing: {label}"
+    while len(text) > 8 and c.stringWidth(text, gothic, size) > w - 4:
+        text = text[:-2] + "…"
+    c.setFillColorRGB(0.1, 0.1, 0.1)
+    c.setFont(gothic, size)
+    c.drawCentredString(x + w / 2, y + h / 2 - size / 3, text)
+    c.restoreState()
+
+
+# --- check ----------------------------------------------------------------------------------------
+
+def art_checks(notes: list[ArtNote]) -> list:
+    """One warning per image and problem (missing file, under PRINT_DPI), naming a card and how many others."""
+    from ...checks import CheckResult
+
+    first: dict[tuple, ArtNote] = {}
+    cards: dict[tuple, set[str]] = {}
+    for n in notes:
+        key = (n.problem, n.src)
+        cards.setdefault(key, set()).add(n.card_id)
+        if key not in first or (n.problem == "low-dpi" and n.dpi < first[key].dpi):
+            first[key] = n
+    out = []
+    for key, n in sorted(first.items()):
+        others = len(cards[key]) - 1
+        more = f" and {others} other card(s)" if others > 0 else ""
+        where = f"card {n.card_id}{more} ({n.side}): image box '{n.box}'"
+        if n.problem == "missing":
+            message = f"{where}: file '{n.src}' does not exist in the game folder; a grey placeholder is printed instead"
+        else:
+            message = (f"{where}: '{n.src}' prints at {n.dpi:.0f} dpi, below {PRINT_DPI} dpi (soft in print); "
+                       f"use a larger image")
+        out.append(CheckResult("art", True, message, n.location, warning=True))
+    return out
