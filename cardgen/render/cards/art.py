@@ -33,9 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-from reportlab.lib.units import mm
 
 from ...errors import DataError, Problem
 from ...io import limits, paths
