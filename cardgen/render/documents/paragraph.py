@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
@@ -38,6 +38,10 @@ class TStyle:
     all_strong: bool = False
     justify: bool = True         # Japanese flush-left text: lines spaced out to the full measure
     compounds: frozenset[str] = frozenset()  # terms a line must not split (a game's own words)
+    # Characters drawn as shapes in their advance width, not from the font (the standard sheet's
+    # suits ♠♥♦♣): draw_glyph(canvas, ch, x, baseline, size) draws one.
+    glyphs: frozenset[str] = frozenset()
+    draw_glyph: Callable[[Any, str, float, float, float], None] | None = None
 
 
 
@@ -136,10 +140,13 @@ class TextBlock(Flowable):
             pieces: list[tuple[float, str, str]] = []
             x = 0.0
             cut_set = set(cuts)
+            glyphs = self.style.glyphs
             for i in range(a, b):
                 if i in cut_set:
                     x += extra
-                if pieces and i not in cut_set and pieces[-1][2] == fonts[i]:
+                if plain[i] in glyphs:  # a piece of its own, font "" (see draw_line)
+                    pieces.append((x, plain[i], ""))
+                elif pieces and i not in cut_set and pieces[-1][2] == fonts[i]:
                     px, pt, pf = pieces[-1]
                     pieces[-1] = (px, pt + plain[i], pf)
                 else:
@@ -203,34 +210,50 @@ class TextBlock(Flowable):
         return [first, rest]
 
     # -- drawing -----------------------------------------------------------------------
+    @property
+    def lines(self) -> tuple[_Line, ...]:
+        """The lines of the last `wrap`."""
+        return self._lines
+
     def draw(self) -> None:
         canv = self.canv
         if _layout_only(canv):
             return
         st = self.style
-        canv.setFillColorRGB(*st.color)
-        inner = self.width - st.left - st.right
         ascent = st.size * 0.88
         y = self.height - (st.leading - st.size) / 2 - ascent
-        for index, line in enumerate(self._lines):
-            x = st.left
-            if st.align == "center":
-                x += (inner - line.width) / 2
-            elif st.align == "right":
-                x += inner - line.width
-            if index == 0 and self.bullet:
-                canv.setFont(st.font, st.size)
-                canv.drawString(st.left - st.bullet_width, y, self.bullet)
-            if line.pieces:
-                t = canv.beginText(x, y)
-                t.setCharSpace(line.char_space)
-                for px, text, font in line.pieces:
-                    t.setTextOrigin(x + px, y)
-                    t.setFont(font, st.size)
-                    t.textOut(text)
-                canv.drawText(t)
+        for index in range(len(self._lines)):
+            self.draw_line(canv, index, 0.0, y)
             y -= st.leading
         self.draw_extra()
+
+    def draw_line(self, canv, index: int, x0: float, baseline: float) -> None:
+        """Draw line `index` of the last `wrap` with the block's left edge at `x0` (for a page writer
+        that places lines itself; `draw` calls it for every line)."""
+        st = self.style
+        line = self._lines[index]
+        canv.setFillColorRGB(*st.color)
+        inner = self.width - st.left - st.right
+        x = x0 + st.left
+        if st.align == "center":
+            x += (inner - line.width) / 2
+        elif st.align == "right":
+            x += inner - line.width
+        if index == 0 and self.bullet:
+            canv.setFont(st.font, st.size)
+            canv.drawString(x0 + st.left - st.bullet_width, baseline, self.bullet)
+        text_pieces = [p for p in line.pieces if p[2]]
+        if text_pieces:
+            t = canv.beginText(x, baseline)
+            t.setCharSpace(line.char_space)
+            for px, text, font in text_pieces:
+                t.setTextOrigin(x + px, baseline)
+                t.setFont(font, st.size)
+                t.textOut(text)
+            canv.drawText(t)
+        for px, text, font in line.pieces:
+            if not font and st.draw_glyph is not None:
+                st.draw_glyph(canv, text, x + px, baseline, st.size)
 
     def draw_extra(self) -> None:
         pass

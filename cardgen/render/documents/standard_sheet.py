@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -22,15 +22,16 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, letter
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
-from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 
 from ...files import write_atomic
 from ...fonts import register_fonts
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
 from ...model import Game, Text
-from ...text import break_lines
 from ..cards import icons
 from ..cards.icons import suit_width
+from .paragraph import TextBlock, TStyle
+from .table import text_table
 
 RED = colors.HexColor("#C8102E")
 BLACK = colors.HexColor("#111111")
@@ -178,96 +179,45 @@ def _field_text(game: Game, report: MappingReport, name: str, value: Any, lang: 
 
 # --- flowables --------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Style:
-    font: str
-    size: float
-    leading: float
-    colour: Any = BLACK
-    space_before: float = 0
-    space_after: float = 0
+def _rgb(colour: colors.Color) -> tuple[float, float, float]:
+    return (colour.red, colour.green, colour.blue)
 
 
-def default_styles() -> dict[str, Style]:
+def default_styles() -> dict[str, TStyle]:
+    """The sheet's text styles: the document kit's paragraph, suits drawn as vector shapes."""
     gothic, _mincho = register_fonts()
+
+    def style(size: float, leading: float, colour: colors.Color, before: float, after: float,
+              justify: bool = True) -> TStyle:
+        return TStyle(gothic, gothic, size, leading, _rgb(colour), space_before=before, space_after=after,
+                      justify=justify, glyphs=frozenset(_GLYPH_SUITS), draw_glyph=_draw_suit_glyph)
+
     return {
-        "title": Style(gothic, 16, 21, BLACK, 0, 4),
-        "h2": Style(gothic, 11.5, 15, BLACK, 8, 3),
-        "body": Style(gothic, 9, 13, BLACK, 0, 3),
-        "small": Style(gothic, 7.5, 10, GREY, 0, 0),
-        "cell": Style(gothic, 8.5, 11.5, BLACK, 0, 0),
-        "cell_name": Style(gothic, 9.5, 12.5, BLACK, 0, 0),
+        "title": style(16, 21, BLACK, 0, 4, justify=False),
+        "h2": style(11.5, 15, BLACK, 8, 3, justify=False),
+        "body": style(9, 13, BLACK, 0, 3),
+        "small": style(7.5, 10, GREY, 0, 0),
+        "cell": style(8.5, 11.5, BLACK, 0, 0),
+        "cell_name": style(9.5, 12.5, BLACK, 0, 0),
     }
 
 
-class Lines(Flowable):
-    """A paragraph broken by `cardgen.text.break_lines` (BudouX phrases and kinsoku for Japanese)."""
-
-    def __init__(self, text: str, lang: str, style: Style, bullet: str = "") -> None:
-        super().__init__()
-        self.text, self.lang, self.style, self.bullet = text, lang, style, bullet
-        self.spaceBefore, self.spaceAfter = style.space_before, style.space_after
-        self._lines: list[str] = []
-
-    def _indent(self) -> float:
-        return pdfmetrics.stringWidth(self.bullet, self.style.font, self.style.size) if self.bullet else 0.0
-
-    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        self.width = avail_width
-        self._lines = break_lines(self.text, self.style.font, self.style.size, max(avail_width - self._indent(), 10), self.lang)
-        self.height = len(self._lines) * self.style.leading
-        return avail_width, self.height
-
-    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        self.wrap(avail_width, avail_height)
-        fit = int(avail_height // self.style.leading)
-        if fit < 2 or fit >= len(self._lines):
-            return []
-        sep = "\n"
-        head = Lines(sep.join(self._lines[:fit]), self.lang, Style(**{**self.style.__dict__, "space_after": 0}), self.bullet)
-        tail = Lines(sep.join(self._lines[fit:]), self.lang, Style(**{**self.style.__dict__, "space_before": 0}))
-        tail.bullet_indent = self._indent()
-        return [head, tail]
-
-    def draw(self) -> None:
-        c = self.canv
-        st = self.style
-        c.setFont(st.font, st.size)
-        c.setFillColor(st.colour)
-        indent = self._indent() or getattr(self, "bullet_indent", 0.0)
-        y = self.height - st.leading + (st.leading - st.size) / 2 + st.size * 0.12
-        for i, line in enumerate(self._lines):
-            if i == 0 and self.bullet:
-                c.drawString(0, y, self.bullet)
-            _draw_text_with_suits(c, indent, y, line, st.font, st.size, st.colour)
-            y -= st.leading
+def Lines(text: str, lang: str, style: TStyle, bullet: str = "") -> TextBlock:
+    """A paragraph of the sheet (data text: `**` in it is printed, not bold), with an optional bullet."""
+    if bullet:
+        width = pdfmetrics.stringWidth(bullet, style.font, style.size)
+        style = replace(style, left=width, bullet_width=width)
+    return TextBlock([(text, False)], lang, style, bullet=bullet or None)
 
 
 _GLYPH_SUITS = {"♠": "spades", "♤": "spades", "♥": "hearts", "♡": "hearts",
                 "♦": "diamonds", "♢": "diamonds", "♣": "clubs", "♧": "clubs"}
 
 
-def _draw_text_with_suits(c, x: float, y: float, text: str, font: str, size: float, colour) -> None:
-    """drawString, except that suit characters are drawn as vector suits in their advance width."""
-    if not any(ch in _GLYPH_SUITS for ch in text):
-        c.drawString(x, y, text)
-        return
-    run = ""
-    for ch in text + "\0":
-        if ch in _GLYPH_SUITS or ch == "\0":
-            if run:
-                c.setFillColor(colour)
-                c.drawString(x, y, run)
-                x += pdfmetrics.stringWidth(run, font, size)
-                run = ""
-            if ch == "\0":
-                break
-            advance = pdfmetrics.stringWidth(ch, font, size)
-            draw_suit(c, _GLYPH_SUITS[ch], x + advance / 2, y + size * 0.36, size * 0.8)
-            x += advance
-        else:
-            run += ch
-    c.setFillColor(colour)
+def _draw_suit_glyph(canvas, ch: str, x: float, baseline: float, size: float) -> None:
+    """A suit character as a vector suit in its advance width (a paragraph's `draw_glyph`)."""
+    advance = pdfmetrics.stringWidth(ch, register_fonts()[0], size)
+    draw_suit(canvas, _GLYPH_SUITS[ch], x + advance / 2, baseline + size * 0.36, size * 0.8)
 
 
 class CardChips(Flowable):
@@ -460,7 +410,7 @@ def _take_lists(report: MappingReport) -> tuple[dict[str, list[tuple[StandardCar
     return by_suit, jokers
 
 
-def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, Style] | None = None,
+def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, TStyle] | None = None,
                                heading: str | None = None, report: MappingReport | None = None) -> list[Flowable]:
     """The reference content as platypus flowables, for the sheet and for a rulebook appendix.
 
@@ -548,12 +498,22 @@ class _FitTable(Flowable):
         self._table.drawOn(self.canv, 0, 0)
 
 
-def _card_table(rows: list[_Row], lang: str, st: dict[str, Style], width: float) -> Table:
+_TABLE_COLOURS = {"rule": RULE, "accent": BLACK, "header_fill": colors.white, "zebra_fill": SHADE}
+
+
+def _table(rows: list[list[Any]], lang: str, st: dict[str, TStyle], widths: list[float], zebra: bool) -> Table:
+    """The document kit's table: a header row of small captions, then the given cells."""
+    def cell(text: str, strong: bool, align: str) -> Flowable:
+        return Lines(text, lang, st["small"] if strong else st["cell"])
+
+    shade = list(range(2, len(rows), 2)) if zebra else []
+    return text_table(rows, cell, _TABLE_COLOURS, register_fonts()[0], sum(widths), widths=widths, shade_rows=shade)
+
+
+def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float) -> Table:
     first = min(36 * mm, width * 0.22)
     second = min(40 * mm, width * 0.24)
-    cols = [first, second, width - first - second]
-    head = [Lines(_w(k, lang), lang, st["small"]) for k in ("col_std", "col_card", "col_text")]
-    data = [head]
+    data: list[list[Any]] = [[_w(k, lang) for k in ("col_std", "col_card", "col_text")]]
     for row in rows:
         card_cell: list[Flowable] = [Lines(row.name.get(lang), lang, st["cell_name"])]
         if row.short:
@@ -564,27 +524,15 @@ def _card_table(rows: list[_Row], lang: str, st: dict[str, Style], width: float)
             shown = (f"{label}：{text}" if lang == "ja" else f"{label}: {text}") if label else text
             text_cell.append(Lines(shown, lang, st["cell"]))
         data.append([CardChips(row.cards, lang, 10), card_cell, text_cell or ""])
-    table = Table(data, colWidths=cols, repeatRows=1)
-    table.setStyle(TableStyle([
-        ("FONTNAME", (0, 0), (-1, -1), register_fonts()[0]),  # never a non-embedded standard font
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("LINEBELOW", (0, 0), (-1, 0), 0.8, BLACK),
-        ("LINEBELOW", (0, 1), (-1, -1), 0.3, RULE),
-        ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, SHADE]),
-        ("TOPPADDING", (0, 0), (-1, -1), 3),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-        ("LEFTPADDING", (0, 0), (-1, -1), 3),
-        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
-    ]))
-    return table
+    return _table(data, lang, st, [first, second, width - first - second], zebra=True)
 
 
-def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, Style], width: float) -> Table:
+def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TStyle], width: float) -> Table:
     groups: dict[Any, dict[str, list[MappingEntry]]] = {}
     for e in report.must_print:
         key = (e.reason.ja, e.reason.en) if e.reason else None
         groups.setdefault(key, {}).setdefault(e.type_id, []).append(e)
-    data = [[Lines(_w(k, lang), lang, st["small"]) for k in ("col_card", "col_text")]]
+    data: list[list[Any]] = [[_w(k, lang) for k in ("col_card", "col_text")]]
     for reason, by_type in groups.items():
         cell: list[Flowable] = []
         for entries in by_type.values():
@@ -593,17 +541,7 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, Sty
         first = next(iter(by_type.values()))[0]
         data.append([cell, Lines(first.reason.get(lang), lang, st["cell"]) if first.reason else ""])
     first = min(76 * mm, width * 0.45)
-    table = Table(data, colWidths=[first, width - first], repeatRows=1)
-    table.setStyle(TableStyle([
-        ("FONTNAME", (0, 0), (-1, -1), register_fonts()[0]),  # never a non-embedded standard font
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("LINEBELOW", (0, 0), (-1, 0), 0.8, BLACK),
-        ("LINEBELOW", (0, 1), (-1, -1), 0.3, RULE),
-        ("TOPPADDING", (0, 0), (-1, -1), 3),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-        ("LEFTPADDING", (0, 0), (-1, -1), 3),
-    ]))
-    return table
+    return _table(data, lang, st, [first, width - first], zebra=False)
 
 
 # --- the sheet --------------------------------------------------------------------------------
