@@ -103,20 +103,26 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
 
 @cli.command()
 @click.argument("game")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", help="Output format.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "xlsx"]), default="json", help="Output format (csv and xlsx read back as the game's card list).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file instead of stdout (xlsx: default GAME-cards.xlsx).")
 def export(game: str, fmt: str, output: str | None) -> None:
-    """Export one row per physical card of GAME as JSON or CSV."""
-    from .export import to_csv, to_json
+    """Export one row per physical card of GAME as JSON, CSV or an xlsx workbook."""
+    from .export import to_csv, to_json, to_xlsx
 
     loaded = load_game(game)
-    text = to_json(loaded) if fmt == "json" else to_csv(loaded)
+    if fmt == "xlsx":
+        data = to_xlsx(loaded)
+        output = output or f"{loaded.id}-cards.xlsx"
+    else:
+        data = (to_json(loaded) if fmt == "json" else to_csv(loaded)).encode("utf-8")
     if output:
         from .files import write_atomic
 
-        write_atomic(output, text.encode("utf-8"))
+        write_atomic(output, data)
+        if fmt == "xlsx":
+            click.echo(f"wrote {output}", err=True)
     else:
-        click.echo(text, nl=False)
+        click.echo(data.decode("utf-8"), nl=False)
 
 
 @cli.command()

@@ -1,12 +1,18 @@
-"""One row per physical card, for spreadsheets (CSV) and scripts (JSON)."""
+"""One row per physical card, for spreadsheets (CSV, xlsx) and scripts (JSON).
+
+The CSV and xlsx tables are card lists a game folder can keep instead of cards.yaml
+(io/spreadsheet.py reads them back): the same game, card for card.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from typing import Any
 
-from .model import Game, Text
+from .io.spreadsheet import COPY_COLUMN, ID_COLUMN, NAME_COLUMNS, NOTE_COLUMNS, SHEET_NAME, TYPE_COLUMN
+from .model import LANGUAGES, Game, Text
 
 
 def card_rows(game: Game) -> list[dict]:
@@ -26,23 +32,74 @@ def to_json(game: Game) -> str:
     return json.dumps({"game": game.id, "cards": card_rows(game)}, ensure_ascii=False, indent=2)
 
 
-def to_csv(game: Game) -> str:
-    """Bilingual values become two columns, `<field>_ja` and `<field>_en`."""
-    rows = card_rows(game)
-    columns: list[str] = ["id", "type", "copy", "name_ja", "name_en"]
-    for name, spec in game.field_specs.items():
-        if not any(name in row for row in rows):
-            continue
-        columns += [f"{name}_ja", f"{name}_en"] if spec.kind == "text" else [name]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        flat = {}
-        for key, value in row.items():
-            if isinstance(value, dict):
-                flat[f"{key}_ja"], flat[f"{key}_en"] = value["ja"], value["en"]
+def card_table(game: Game) -> tuple[list[str], list[list[Any]]]:
+    """The header and one row per card; a bilingual value is two columns, `<field>_ja` and `<field>_en`.
+
+    A type's note is repeated on each of its rows (the reader checks that they agree); a cell a
+    card does not fill is None.
+    """
+    notes = {t.id: t.note for t in game.card_types}
+    columns: list[str] = [ID_COLUMN, TYPE_COLUMN, COPY_COLUMN, *NAME_COLUMNS]
+    with_notes = any(notes.values())
+    if with_notes:
+        columns += NOTE_COLUMNS
+    used = [(name, spec) for name, spec in game.field_specs.items() if any(name in card.fields for card in game.cards)]
+    for name, spec in used:
+        columns += [f"{name}_{lang}" for lang in LANGUAGES] if spec.kind == "text" else [name]
+    rows = []
+    for card in game.cards:
+        row: list[Any] = [card.id, card.type_id, card.copy, *(card.name.get(lang) for lang in LANGUAGES)]
+        if with_notes:
+            note = notes[card.type_id]
+            row += [note.get(lang) if note else None for lang in LANGUAGES]
+        for name, spec in used:
+            value = card.fields.get(name)
+            if spec.kind == "text":
+                row += [value.get(lang) if value is not None else None for lang in LANGUAGES]
             else:
-                flat[key] = value
-        writer.writerow(flat)
+                row.append(value)
+        rows.append(row)
+    return columns, rows
+
+
+def to_csv(game: Game) -> str:
+    columns, rows = card_table(game)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if v is None else ("true" if v is True else "false" if v is False else v) for v in row])
+    return buffer.getvalue()
+
+
+def to_xlsx(game: Game) -> bytes:
+    """A workbook with the card list on its sheet `Cards` (header bold and frozen), values typed."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    columns, rows = card_table(game)
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = SHEET_NAME
+    sheet.append(columns)
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for row in rows:
+        sheet.append(row)
+    for cells in sheet.iter_rows(min_row=2):
+        for cell in cells:
+            if isinstance(cell.value, str) and cell.value.startswith("="):
+                cell.data_type = "s"  # text that starts with '=' stays text, never a formula
+    sheet.freeze_panes = "A2"
+    for index, name in enumerate(columns, 1):
+        longest = max([len(name)] + [len(str(r[index - 1])) for r in rows if r[index - 1] is not None])
+        sheet.column_dimensions[sheet.cell(1, index).column_letter].width = min(60, max(6, longest + 2))
+    # fixed metadata, so the same game exports to the same bytes
+    import datetime
+
+    fixed = datetime.datetime(2000, 1, 1)
+    workbook.properties.created = workbook.properties.modified = fixed
+    workbook.properties.creator = "cardgen"
+    buffer = io.BytesIO()
+    workbook.save(buffer)
     return buffer.getvalue()

@@ -1,4 +1,7 @@
-"""Load a game folder (game.yaml + cards.yaml) into the model, with file:line:column errors.
+"""Load a game folder (game.yaml + its card list) into the model, with file:line:column errors.
+
+The card list is cards.yaml, or a spreadsheet (cards.csv, .xlsx, .ods; io/spreadsheet.py) that
+becomes the same node tree with each value at its cell.
 
 YAML is composed into nodes with the safe loader only, so every value keeps its position and
 no tag can construct Python objects. The schema is checked here; nothing downstream sees YAML.
@@ -18,6 +21,7 @@ from .errors import DataError
 from .io import limits
 from .io.paths import package_root, portable_name_problem
 from .io.reader import SchemaReader, display_path
+from .io.spreadsheet import card_list_path, read_cards
 from .model import (
     Card,
     CardType,
@@ -63,7 +67,13 @@ def load_game(spec: str | Path) -> Game:
     root = resolve_game_path(str(spec))
     reader = SchemaReader()
     game_node = reader.read(root / "game.yaml")
-    cards_node = reader.read(root / "cards.yaml")
+    cards_node: yaml.Node | Path | None = None
+    try:
+        cards_path = card_list_path(root)
+        # a spreadsheet's cells are typed by game.yaml's card_fields, so it is read once they are known
+        cards_node = reader.read(cards_path) if cards_path.suffix == ".yaml" else cards_path
+    except DataError as exc:
+        reader.problems.extend(exc.problems)
     reader.raise_if_any()
     game = _build_game(reader, root, game_node, cards_node)
     reader.raise_if_any()
@@ -79,7 +89,7 @@ GAME_REQUIRED = {"id", "title", "players", "card_fields"}
 _ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?[1-9]d?)?\}[^{}]*$")
 
 
-def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_node: yaml.Node | None) -> Game | None:
+def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_node: yaml.Node | Path | None) -> Game | None:
     if game_node is None or cards_node is None:
         return None
     g = r.mapping(game_node, "game.yaml", GAME_REQUIRED, GAME_KEYS)
@@ -119,8 +129,10 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     components = _components(r, g["components"][1]) if "components" in g else ()
     decisions = _decisions(r, g["decisions"][1]) if "decisions" in g else ()
     engine = r.scalar(g["engine"][1], "engine", "str") if "engine" in g else None
+    cards_file = cards_node if isinstance(cards_node, Path) else root / "cards.yaml"
+    # "cards.yaml" names the card list, whichever file holds it
     locations: dict[str, Location] = {"game.yaml": Location(display_path(root / "game.yaml"), 1, 1),
-                                      "cards.yaml": Location(display_path(root / "cards.yaml"), 1, 1)}
+                                      "cards.yaml": Location(display_path(cards_file), 1, 1)}
     parameters = _parameters(r, g, engine, locations)
     claims: tuple = ()
     if "claims" in g:
@@ -131,6 +143,14 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     back = r.plain(g["back"][1]) if "back" in g else {}
     labels = _labels(r, g["labels"][1], locations) if "labels" in g else {}
 
+    if isinstance(cards_node, Path):
+        if r.problems:  # without sound card_fields the table's columns cannot be read
+            return None
+        try:
+            cards_node = read_cards(cards_node, specs)
+        except DataError as exc:
+            r.problems.extend(exc.problems)
+            return None
     declared_total, types, cards = _cards(r, cards_node, specs, id_format)
     if None in (game_id, title, min_p, max_p) or declared_total is None:
         return None

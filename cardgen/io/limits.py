@@ -6,6 +6,9 @@ from __future__ import annotations
 
 # Files
 MAX_FILE_BYTES = 4 * 1024 * 1024  # any one YAML, Markdown or spreadsheet file read from a game folder
+MAX_UNPACKED_BYTES = 32 * 1024 * 1024  # an xlsx/ods workbook's parts once unzipped (a zip bomb stops here)
+MAX_SHEET_ROWS = 10_000  # rows of a card-list sheet (one per card type or card, blank rows included)
+MAX_SHEET_COLUMNS = 200  # columns of a card-list sheet (ohanatsumi exports 30)
 MAX_YAML_NODES = 200_000  # values in one YAML file after alias expansion (ohanatsumi's cards: ~3,000)
 MAX_YAML_DEPTH = 40  # nesting of mappings and lists
 # Game data

@@ -258,7 +258,8 @@ _ARTICLES = {"int": "a whole number", "str": "a non-empty string", "bool": "true
 
 def where(node: yaml.Node) -> Location:
     mark = node.start_mark
-    return Location(mark.name, mark.line + 1, mark.column + 1)
+    # a node made from a spreadsheet cell carries its cell (io/spreadsheet.py), shown as `cards.xlsx:Cards!C7`
+    return getattr(mark, "location", None) or Location(mark.name, mark.line + 1, mark.column + 1)
 
 
 class SchemaReader:

@@ -1,0 +1,461 @@
+"""Card lists kept in a spreadsheet: `cards.csv`, `cards.xlsx` or `cards.ods` instead of `cards.yaml`.
+
+The first non-empty row names the columns, as `cardgen export` writes them: `type`, `name_ja`,
+`name_en`, then one column per card field (`<field>_ja`/`<field>_en` for a `text` field), and
+optionally `count` (copies of the row; empty means 1), `id` (a card's own id), `note_ja`/`note_en`
+and `copy` (written by export, ignored when read: copies are numbered in row order). Each later
+row is one card, or `count` cards; the rows of one type stand together and share its name.
+
+The table becomes the same YAML node tree a `cards.yaml` would give, each value marked with its
+cell, so the loader checks it with the same code and every problem names its cell:
+`cards.xlsx:Cards!C7: ...` (`cards.csv:7:3` for CSV: line and column). xlsx and ods are read with
+python-calamine, which returns the values a spreadsheet program last saved for formulas and never
+evaluates one; the file's size, its unpacked size and the extent of its cells are bounded before
+calamine sees it (`limits.py`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any, Iterable
+from xml.etree import ElementTree
+
+import yaml
+
+from ..errors import DataError, Problem
+from ..model import LANGUAGES, FieldSpec, Location
+from . import limits
+from .reader import display_path, read_text
+
+CARD_LISTS = ("cards.yaml", "cards.csv", "cards.xlsx", "cards.ods")
+SHEET_NAME = "Cards"  # the sheet export writes and the reader prefers; otherwise the first sheet
+
+# Columns that are not card fields.
+TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN = "type", "count", "id", "copy"
+NAME_COLUMNS = tuple(f"name_{lang}" for lang in LANGUAGES)
+NOTE_COLUMNS = tuple(f"note_{lang}" for lang in LANGUAGES)
+
+_STR, _INT, _BOOL, _MAP, _SEQ = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool",
+                                 "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+_WHOLE = re.compile(r"^[+-]?[0-9]+$")
+_TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
+
+
+def card_list_path(root: Path) -> Path:
+    """The game's one card list: cards.yaml, .csv, .xlsx or .ods; DataError for none or several."""
+    found = [root / name for name in CARD_LISTS if (root / name).exists()]
+    if not found:
+        raise DataError([Problem(Location(display_path(root / "cards.yaml"), 1, 1),
+                                 "file is missing; create cards.yaml (or keep the cards in cards.csv, cards.xlsx or cards.ods)")])
+    if len(found) > 1:
+        names = " and ".join(p.name for p in found)
+        raise DataError([Problem(Location(display_path(found[1]), 1, 1),
+                                 f"the game has two card lists ({names}); keep exactly one and delete or rename the other")])
+    return found[0]
+
+
+# --- where a cell is ------------------------------------------------------------------------------
+
+def column_letters(column: int) -> str:
+    """1 -> A, 27 -> AA: a column as spreadsheets name it."""
+    letters = ""
+    while column > 0:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+@dataclass(frozen=True)
+class CellLocation(Location):
+    """A cell of a workbook sheet, shown as spreadsheets name it: `cards.xlsx:Cards!C7`."""
+
+    sheet: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.sheet}!{column_letters(self.column)}{self.line}"
+
+
+class _CellMark(yaml.Mark):
+    """A YAML mark that carries its cell, so `reader.where` reports the cell, not a line."""
+
+    def __init__(self, location: Location):
+        super().__init__(location.path, -1, location.line - 1, location.column - 1, None, None)
+        self.location = location
+
+
+# --- reading the table ----------------------------------------------------------------------------
+
+@dataclass
+class _Table:
+    rows: list[tuple[int, list[Any]]]  # (1-based row number, cell values)
+    at: Any  # (row, column) -> Location
+
+    def where(self, row: int, column: int) -> Location:
+        return self.at(row, column)
+
+
+def _read_csv(path: Path, shown: str) -> _Table:
+    text = read_text(path, shown)
+    rows: list[tuple[int, list[Any]]] = []
+    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    start = 1
+    try:
+        for record in reader:
+            _bound_rows(len(rows) + 1, Location(shown, start, 1))
+            if len(record) > limits.MAX_SHEET_COLUMNS:
+                raise DataError([Problem(Location(shown, start, limits.MAX_SHEET_COLUMNS + 1),
+                                         f"row has {len(record)} columns, more than the limit of {limits.MAX_SHEET_COLUMNS}; delete the extra ones")])
+            rows.append((start, record))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataError([Problem(Location(shown, reader.line_num, 1), f"not readable as CSV ({exc}); check the quotes on this line")]) from None
+    return _Table(rows, lambda row, column: Location(shown, row, column))
+
+
+def _bound_rows(count: int, at: Location) -> None:
+    if count > limits.MAX_SHEET_ROWS:
+        raise DataError([Problem(at, f"the sheet has more than {limits.MAX_SHEET_ROWS:,} rows, the limit; one row per card type or card is enough")])
+
+
+_XLSX_CELL = re.compile(rb'<(?:\w+:)?c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,9})"')
+_XLSX_ROW = re.compile(rb'<(?:\w+:)?row\b[^>]*?\sr="([0-9]{1,9})"')
+
+
+def _check_workbook_extent(path: Path, shown: str) -> None:
+    """Refuse, before calamine unpacks it, a workbook that unpacks too large or spreads its cells too far.
+
+    calamine holds a sheet as a dense grid from its first to its last used cell, so one value at
+    row 1,000,000 would cost a million rows of memory; this scan reads at most MAX_UNPACKED_BYTES.
+    """
+    at = Location(shown, 1, 1)
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
+    with archive:
+        members = archive.infolist()
+        if len(members) > 1_000:
+            raise DataError([Problem(at, f"the workbook holds {len(members):,} parts; save it again from the spreadsheet program")])
+        budget = limits.MAX_UNPACKED_BYTES
+        for member in members:
+            is_sheet = member.filename.startswith("xl/worksheets/") or member.filename == "content.xml"
+            if member.file_size > budget:
+                raise DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
+                                             f"keep only the card list in it")])
+            if not is_sheet:
+                budget -= member.file_size
+                continue
+            try:
+                with archive.open(member) as stream:
+                    data = stream.read(budget + 1)
+            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
+                raise DataError([Problem(at, f"the workbook is damaged ({exc}); save it again from the spreadsheet program")]) from None
+            if len(data) > budget:
+                raise DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
+                                             f"keep only the card list in it")])
+            budget -= len(data)
+            rows, columns = _xlsx_extent(data) if member.filename != "content.xml" else _ods_extent(data, at)
+            if rows > limits.MAX_SHEET_ROWS or columns > limits.MAX_SHEET_COLUMNS:
+                raise DataError([Problem(at, f"a sheet uses cells up to row {rows:,}, column {columns:,}; the limit is "
+                                             f"{limits.MAX_SHEET_ROWS:,} rows and {limits.MAX_SHEET_COLUMNS} columns: "
+                                             f"delete what lies beyond the card list")])
+
+
+def _xlsx_extent(data: bytes) -> tuple[int, int]:
+    rows = max((int(m.group(1)) for m in _XLSX_ROW.finditer(data)), default=0)
+    columns = 0
+    for m in _XLSX_CELL.finditer(data):
+        rows = max(rows, int(m.group(2)))
+        number = 0
+        for letter in m.group(1):
+            number = number * 26 + letter - ord("A") + 1
+        columns = max(columns, number)
+    return rows, columns
+
+
+_ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+_ODS_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+
+
+def _ods_extent(data: bytes, at: Location) -> tuple[int, int]:
+    """The last row and column holding a value, with `number-*-repeated` counted as ods means it."""
+    rows = columns = 0
+    row = 0
+    try:
+        for event, element in ElementTree.iterparse(io.BytesIO(data), events=("start", "end")):
+            tag = element.tag
+            if event == "start" and tag == f"{_ODS_TABLE}table":
+                row = 0
+            elif event == "end" and tag == f"{_ODS_TABLE}table-row":
+                repeat = _repeat(element, "number-rows-repeated")
+                column = 0
+                last = 0
+                for cell in element:
+                    span = _repeat(cell, "number-columns-repeated")
+                    column += span
+                    if cell.get(f"{_ODS_OFFICE}value-type") is not None or len(cell):
+                        last = column
+                if last:
+                    rows = max(rows, row + repeat)
+                    columns = max(columns, last)
+                row += repeat
+                element.clear()
+    except ElementTree.ParseError as exc:
+        raise DataError([Problem(at, f"the workbook is damaged ({exc}); save it again from the spreadsheet program")]) from None
+    return rows, columns
+
+
+def _repeat(element: Any, name: str) -> int:
+    value = element.get(f"{_ODS_TABLE}{name}", "1")
+    return int(value) if value.isdigit() and len(value) < 10 else 10**9
+
+
+def _read_workbook(path: Path, shown: str) -> _Table:
+    from python_calamine import CalamineError, CalamineWorkbook
+
+    at = Location(shown, 1, 1)
+    read_size_checked(path, shown)
+    _check_workbook_extent(path, shown)
+    try:
+        workbook = CalamineWorkbook.from_path(str(path))
+        names = list(workbook.sheet_names)
+        if not names:
+            raise DataError([Problem(at, "the workbook has no sheet; put the card list on a sheet named Cards")])
+        name = SHEET_NAME if SHEET_NAME in names else names[0]
+        sheet = workbook.get_sheet_by_name(name)
+        values = sheet.to_python(skip_empty_area=False, nrows=limits.MAX_SHEET_ROWS + 1)
+    except CalamineError as exc:
+        raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
+    _bound_rows(len(values), at)
+    return _Table([(index, list(row)) for index, row in enumerate(values, 1)],
+                  lambda row, column: CellLocation(shown, row, column, name))
+
+
+def read_size_checked(path: Path, shown: str) -> None:
+    at = Location(shown, 1, 1)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise DataError([Problem(at, f"cannot read the file ({exc.strerror or exc}); check that it exists and is readable")]) from None
+    if not path.is_file():
+        raise DataError([Problem(at, "file is missing or not a regular file")])
+    if size > limits.MAX_FILE_BYTES:
+        raise DataError([Problem(at, f"file is {size:,} bytes, more than the limit of {limits.MAX_FILE_BYTES:,}; split or shorten it")])
+
+
+# --- cells to YAML nodes --------------------------------------------------------------------------
+
+def _text_of(value: Any) -> str:
+    """A cell as the text a person sees: 3.0 -> '3', True -> 'true', '' for an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return str(value)
+    return str(value)
+
+
+def _scalar(value: Any, kind: str, at: Location) -> yaml.ScalarNode:
+    """The node a YAML file would hold for this cell in a column of `kind` (int, bool, or text)."""
+    text = _text_of(value)
+    tag = _STR
+    if kind == "int" and _WHOLE.match(text.strip()):
+        text, tag = text.strip(), _INT
+    elif kind == "bool" and (isinstance(value, bool) or text.strip().lower() in _TRUE | _FALSE):
+        text, tag = ("true" if (value is True or text.strip().lower() in _TRUE) else "false"), _BOOL
+    return yaml.ScalarNode(tag, text, _CellMark(at), _CellMark(at))
+
+
+def _mapping(pairs: Iterable[tuple[str, yaml.Node]], at: Location) -> yaml.MappingNode:
+    mark = _CellMark(at)
+    return yaml.MappingNode(_MAP, [(yaml.ScalarNode(_STR, key, mark, mark), value) for key, value in pairs], mark, mark)
+
+
+@dataclass
+class _Column:
+    index: int  # 0-based position in the row
+    name: str
+
+
+def read_cards(path: Path, specs: dict[str, FieldSpec]) -> yaml.MappingNode:
+    """The card list in `path` as the node tree of an equivalent cards.yaml; DataError for a table problem."""
+    shown = display_path(path)
+    table = _read_csv(path, shown) if path.suffix == ".csv" else _read_workbook(path, shown)
+    rows = [(number, cells) for number, cells in table.rows if any(_text_of(c).strip() for c in cells)]
+    if not rows:
+        raise DataError([Problem(table.where(1, 1), f"the card list is empty; write a header row ({TYPE_COLUMN}, "
+                                                    f"{', '.join(NAME_COLUMNS)}, {COUNT_COLUMN}, fields ...) and one row per card type")])
+    header_row, header = rows[0]
+    columns, problems = _columns(table, header_row, header, specs)
+    if problems:
+        raise DataError(problems)
+    by_name = {c.name: c for c in columns}
+
+    def cell(cells: list[Any], name: str) -> Any:
+        column = by_name.get(name)
+        return cells[column.index] if column is not None and column.index < len(cells) else None
+
+    def at(row: int, name: str) -> Location:
+        return table.where(row, by_name[name].index + 1)
+
+    # group the rows by type, in order; the rows of one type must stand together
+    groups: list[tuple[str, list[tuple[int, list[Any]]]]] = []
+    seen: dict[str, int] = {}
+    for number, cells in rows[1:]:
+        type_id = _text_of(cell(cells, TYPE_COLUMN)).strip()
+        if not type_id:
+            problems.append(Problem(at(number, TYPE_COLUMN), "the type is empty; name the card type of this row"))
+            continue
+        if groups and groups[-1][0] == type_id:
+            groups[-1][1].append((number, cells))
+            continue
+        if type_id in seen:
+            problems.append(Problem(at(number, TYPE_COLUMN), f"type '{type_id}' also has rows above, ending at row {seen[type_id]}; "
+                                                             f"keep the rows of one type together"))
+            continue
+        groups.append((type_id, [(number, cells)]))
+        seen[type_id] = number
+    for type_id, members in groups:
+        seen[type_id] = members[-1][0]
+    if problems:
+        raise DataError(problems)
+
+    field_columns = [(spec, [c for c in columns if _field_of(c.name, specs) == spec.name]) for spec in specs.values()]
+
+    def field_node(cells: list[Any], number: int, spec: FieldSpec, cols: list[_Column]) -> yaml.Node | None:
+        if spec.kind == "text":
+            present = [(c.name.rsplit("_", 1)[1], cells[c.index] if c.index < len(cells) else None, c) for c in cols]
+            present = [(lang, v, c) for lang, v, c in present if _text_of(v).strip()]
+            if not present:
+                return None
+            return _mapping(((lang, _scalar(v, "str", table.where(number, c.index + 1))) for lang, v, c in present),
+                            table.where(number, present[0][2].index + 1))
+        value = cells[cols[0].index] if cols[0].index < len(cells) else None
+        if not _text_of(value).strip():
+            return None
+        return _scalar(value, spec.kind, table.where(number, cols[0].index + 1))
+
+    type_nodes = []
+    total = 0
+    for type_id, members in groups:
+        first, first_cells = members[0]
+        name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in NAME_COLUMNS
+                              if _text_of(cell(first_cells, col)).strip()), at(first, NAME_COLUMNS[0]))
+        for number, cells in members[1:]:
+            for col in NAME_COLUMNS + tuple(c for c in NOTE_COLUMNS if c in by_name):
+                if _text_of(cell(cells, col)).strip() != _text_of(cell(first_cells, col)).strip():
+                    problems.append(Problem(at(number, col), f"type '{type_id}': {col} differs from row {first}; "
+                                                             f"the rows of one type share its name and note"))
+        # each card of the type: (row, fields as nodes, own id node)
+        cards: list[tuple[int, dict[str, yaml.Node], yaml.Node | None]] = []
+        for number, cells in members:
+            count = 1
+            if COUNT_COLUMN in by_name and _text_of(cell(cells, COUNT_COLUMN)).strip():
+                raw = _text_of(cell(cells, COUNT_COLUMN)).strip()
+                if not _WHOLE.match(raw) or not 1 <= int(raw) <= limits.MAX_CARDS:
+                    problems.append(Problem(at(number, COUNT_COLUMN), f"count must be a whole number from 1 to {limits.MAX_CARDS:,}, got {raw!r}"))
+                    continue
+                count = int(raw)
+            own_id = None
+            if ID_COLUMN in by_name and _text_of(cell(cells, ID_COLUMN)).strip():
+                if count != 1:
+                    problems.append(Problem(at(number, ID_COLUMN), f"an id names one card, but this row has count {count}; "
+                                                                   f"give each card its own row or leave the id empty"))
+                    continue
+                own_id = _scalar(cell(cells, ID_COLUMN), "str", at(number, ID_COLUMN))
+            fields = {spec.name: node for spec, cols in field_columns if cols
+                      for node in [field_node(cells, number, spec, cols)] if node is not None}
+            cards += [(number, fields, own_id)] * count
+        if problems or not cards:
+            continue
+        total += len(cards)
+        pairs: list[tuple[str, yaml.Node]] = [
+            ("id", _scalar(type_id, "str", at(first, TYPE_COLUMN))),
+            ("name", name_node),
+            ("count", yaml.ScalarNode(_INT, str(len(cards)), _CellMark(at(first, TYPE_COLUMN)), _CellMark(at(first, TYPE_COLUMN)))),
+        ]
+        notes = [(col.rsplit("_", 1)[1], col) for col in NOTE_COLUMNS if col in by_name and _text_of(cell(first_cells, col)).strip()]
+        if notes:
+            pairs.append(("note", _mapping(((lang, _scalar(cell(first_cells, col), "str", at(first, col))) for lang, col in notes),
+                                           at(first, notes[0][1]))))
+        # fields every card of the type holds alike belong to the type, the rest to each copy
+        shared = {name: node for name, node in cards[0][1].items()
+                  if all(name in f and _same(f[name], node) for _, f, _ in cards)}
+        pairs += list(shared.items())
+        if len(cards) > 1 and any(len(f) != len(shared) for _, f, _ in cards) or any(own is not None for _, _, own in cards):
+            copies = []
+            for number, fields, own_id in cards:
+                own = [(k, v) for k, v in fields.items() if k not in shared]
+                if own_id is not None:
+                    own.insert(0, ("id", own_id))
+                copies.append(_mapping(own, table.where(number, 1)))
+            pairs.append(("copies", yaml.SequenceNode(_SEQ, copies, _CellMark(at(first, TYPE_COLUMN)), _CellMark(at(first, TYPE_COLUMN)))))
+        type_nodes.append(_mapping(pairs, table.where(first, 1)))
+    if problems:
+        raise DataError(problems)
+    origin = table.where(header_row, 1)
+    mark = _CellMark(origin)
+    return _mapping([("total", yaml.ScalarNode(_INT, str(total), mark, mark)),
+                     ("types", yaml.SequenceNode(_SEQ, type_nodes, mark, mark))], origin)
+
+
+def _same(a: yaml.Node, b: yaml.Node) -> bool:
+    if isinstance(a, yaml.ScalarNode) and isinstance(b, yaml.ScalarNode):
+        return (a.tag, a.value) == (b.tag, b.value)
+    if isinstance(a, yaml.MappingNode) and isinstance(b, yaml.MappingNode):
+        return len(a.value) == len(b.value) and all(ka.value == kb.value and _same(va, vb)
+                                                    for (ka, va), (kb, vb) in zip(a.value, b.value))
+    return False
+
+
+def _field_of(column: str, specs: dict[str, FieldSpec]) -> str | None:
+    """The card field a column holds: `vp`, or `ability` for `ability_ja`; None for no field."""
+    if column in specs and specs[column].kind != "text":
+        return column
+    base, _, lang = column.rpartition("_")
+    if lang in LANGUAGES and base in specs and specs[base].kind == "text":
+        return base
+    return None
+
+
+def _columns(table: _Table, row: int, header: list[Any], specs: dict[str, FieldSpec]) -> tuple[list[_Column], list[Problem]]:
+    fixed = {TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN, *NAME_COLUMNS, *NOTE_COLUMNS}
+    columns: list[_Column] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for index, value in enumerate(header):
+        name = _text_of(value).strip()
+        if not name:
+            continue
+        where = table.where(row, index + 1)
+        if name in seen:
+            problems.append(Problem(where, f"column '{name}' appears twice (also column {column_letters(seen[name] + 1)}); keep one"))
+            continue
+        seen[name] = index
+        if name not in fixed and _field_of(name, specs) is None:
+            expected = ", ".join(f"{n}_ja/{n}_en" if s.kind == "text" else n for n, s in specs.items()) or "(none declared)"
+            hint = f"; '{name}' is a text field: write its two columns {name}_ja and {name}_en" if name in specs else ""
+            problems.append(Problem(where, f"unknown column '{name}'{hint}; use {TYPE_COLUMN}, {', '.join(NAME_COLUMNS)}, {COUNT_COLUMN}, "
+                                           f"{ID_COLUMN}, {', '.join(NOTE_COLUMNS)} or a card field of game.yaml: {expected}"))
+            continue
+        if name != COPY_COLUMN:
+            columns.append(_Column(index, name))
+    names = {c.name for c in columns}
+    for needed in (TYPE_COLUMN, *NAME_COLUMNS):
+        if needed not in names and not problems:
+            problems.append(Problem(table.where(row, 1), f"the header row has no '{needed}' column; add it "
+                                                         f"(the columns are named as `cardgen export` writes them)"))
+    return columns, problems
