@@ -245,3 +245,13 @@ def test_layout_refuses_an_absolute_src_at_its_line(art_game):
     code, output = _check(art_game)
     assert code == 1 and "layout.yaml:8:60: box 'art': src '/etc/passwd' must be a relative path" in output
     assert "needs 'src" not in output
+
+
+def test_cmyk_print_file_holds_cmyk_art(art_game):
+    game = load_game(str(art_game))
+    pdf = printshop_pdf(game, faces(game), card_size_mm(game), BLEED, "en", cmyk=True)
+    images, _ = xobjects(pdf)
+    assert sorted((int(i["/Width"]), str(i["/ColorSpace"])) for i in images.values()) == [
+        (480, "/DeviceCMYK"), (800, "/DeviceCMYK")]  # PDF/X-1a allows no RGB; full resolution kept
+    r, g, b = pixel(page_image(pdf, 0), 12, 29)
+    assert r > 180 and g < 80 and b < 80  # through the profile, still red

@@ -265,9 +265,33 @@ def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
         from reportlab.graphics import renderPDF
 
         renderPDF.draw(svg_drawing(art.path.read_bytes(), art.path, src, at), c, 0, 0)
+    elif _is_cmyk(c):
+        # A PDF/X-1a file (--preset dtc) holds DeviceCMYK only: the pixels go through the same profile as its colours.
+        from reportlab.lib.utils import ImageReader
+
+        c.drawImage(ImageReader(_cmyk_pixels(art.path)), 0, 0, art.width, art.height)
     else:
         # By file name: ReportLab embeds a JPEG as it is and keeps a PNG's pixels (and alpha) lossless.
         c.drawImage(str(art.path), 0, 0, art.width, art.height, mask="auto")
+
+
+def _is_cmyk(c) -> bool:
+    from ..print.printshop import to_cmyk
+
+    return getattr(c, "_enforceColorSpace", None) is to_cmyk
+
+
+def _cmyk_pixels(path: Path):
+    """The image as CMYK through the print-shop profile, transparency flattened onto white paper."""
+    from PIL import Image, ImageCms
+
+    from ..print.printshop import _transform  # the one sRGB -> FOGRA39 transform of the print-shop file
+
+    with Image.open(path) as image:
+        rgba = image.convert("RGBA")
+    paper = Image.new("RGB", rgba.size, (255, 255, 255))
+    paper.paste(rgba, mask=rgba.getchannel("A"))
+    return ImageCms.applyTransform(paper, _transform())
 
 
 def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> None:
