@@ -167,3 +167,69 @@ def test_every_ending_and_policy_has_a_label(game_id):
     # and what a short simulation reports is among them
     report = simulate(game, games=30, seed=3, players=game.min_players)
     assert set(report.as_dict()["endings"]) <= ENGINE_ENDINGS[game_id]
+
+
+# --- no internal id on paper -------------------------------------------------------------------
+
+def enum_ids(game) -> set[str]:
+    """Every internal id a document could leak: enum values, endings and policies."""
+    ids = {value for spec in game.field_specs.values() if spec.kind == "enum" for value in spec.values}
+    for kind in ("ending", "policy"):
+        ids |= set(game.labels.get(kind, {})) | set(words.bundled().labels.get(kind, {}))
+    return ids | ENGINE_ENDINGS.get(game.id, set())
+
+
+def leaked_ids(text: str, ids: set[str], lang: str) -> set[str]:
+    """The ids found in `text` as whole words. In English an id that is also an ordinary word
+    (ally, red, random) is only searched for when it has '-', '_' or ':' in it."""
+    found = set()
+    for value in ids:
+        if lang == "en" and not re.search(r"[-_:]", value):
+            continue
+        if re.search(r"(?<![A-Za-z0-9_:-])" + re.escape(value) + r"(?![A-Za-z0-9_:-])", text):
+            found.add(value)
+    return found
+
+
+def pdf_pages(path: Path) -> list[str]:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        return [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    finally:
+        doc.close()
+
+
+@pytest.fixture(scope="module")
+def built_documents(tmp_path_factory):
+    from cardgen.build import build_games, make_options
+
+    out = tmp_path_factory.mktemp("documents")
+    games = [load_game(g) for g in GAMES]
+    for lang in LANGUAGES:
+        options = make_options(out=out / lang, lang=lang,
+                               outputs=("sheets", "rules", "standard", "playtest", "tuckbox"))
+        build_games(games, options, workers=1)
+    return out
+
+
+def test_leak_search_finds_ids_as_whole_words_only():
+    assert leaked_ids("陣営: ally", {"ally"}, "ja") == {"ally"}
+    assert leaked_ids("allyship", {"ally"}, "ja") == set()
+    assert leaked_ids("an ally card", {"ally"}, "en") == set()
+    assert leaked_ids("ending defeat:king-lost.", {"defeat:king-lost", "king"}, "en") == {"defeat:king-lost"}
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_no_internal_id_in_any_document(built_documents, game_id):
+    game = load_game(game_id)
+    ids = enum_ids(game)
+    pdfs = sorted((built_documents).glob(f"*/{game_id}/*.pdf"))
+    assert len(pdfs) >= 9, pdfs  # sheets, playtest and tuck box per language, both rulebooks, standard sheet
+    leaks = []
+    for pdf in pdfs:
+        lang = "en" if pdf.parts[-3] == "en" and "-rules-ja" not in pdf.name or "-rules-en" in pdf.name else "ja"
+        for page, text in enumerate(pdf_pages(pdf), 1):
+            leaks += [f"{pdf.parts[-3]}/{pdf.name} p{page}: {value}" for value in sorted(leaked_ids(text, ids, lang))]
+    assert leaks == []

@@ -19,6 +19,7 @@ from ...errors import DataError, Problem
 from ...fonts import register_fonts
 from ...model import Card, Game, Location, Text
 from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width
+from ... import words
 from . import art, icons
 from ...sizes import CardSizeError, size_mm
 from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
@@ -246,8 +247,11 @@ def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any
         return params.get(name, default)
 
     def label(field_name: str) -> str:
-        spec = game.field_specs.get(field_name)
-        return spec.label.get(lang) if spec is not None and spec.label is not None else field_name
+        return words.field_label(game, field_name, lang)
+
+    def shown(field_name: str, value: Any = None) -> str:
+        """A field's value as printed (an enum by its label, never its id)."""
+        return words.field_value(game, field_name, card.fields.get(field_name) if value is None else value, lang)
 
     def t(value: Any) -> Any:
         if isinstance(value, Text):
@@ -259,8 +263,8 @@ def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any
     fields = []
     for field_name, spec in game.field_specs.items():
         if field_name in card.fields and card.fields[field_name] not in (None, ""):
-            fields.append({"name": field_name, "label": spec.label.get(lang) if spec.label else field_name,
-                           "value": _localise(card.fields[field_name], lang)})
+            fields.append({"name": field_name, "label": words.field_label(game, field_name, lang),
+                           "value": words.field_value(game, field_name, card.fields[field_name], lang)})
     ctx = {
         "card": view,
         "fields": fields,
@@ -272,6 +276,7 @@ def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any
         "colours": layout.colours,
         "param": param,
         "label": label,
+        "shown": shown,
         "t": t,
     }
     for var in layout.vars:

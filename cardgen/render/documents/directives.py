@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Spacer, Table, TableStyle
 
+from ... import words
 from ...errors import DataError, Problem
 from ...io import sandbox
 from ...io.reader import SchemaReader, compose, display_path, read_text
@@ -57,12 +58,15 @@ class Directives:
         spec = self.game.field_specs.get(name)
         if spec is None:
             raise KeyError(f"{self.game.id}: no card field {name!r} in game.yaml card_fields")
-        return self.t(spec.label) if spec.label else name
+        return words.field_label(self.game, name, self.lang)
 
     def value_text(self, field: str, value: Any, labels: dict) -> str:
         table = labels.get(field, {})
         if value in table:
             return self.t(table[value])
+        spec = self.game.field_specs.get(field)
+        if spec is not None and spec.kind == "enum" and value is not None:
+            return words.field_value(self.game, field, value, self.lang)  # its label, never the id
         if isinstance(value, Text):
             return value.get(self.lang)
         if isinstance(value, bool):
@@ -175,6 +179,7 @@ class Directives:
             "setup_figure": lambda **kw: b.directive(lambda: b.figure("setup", **kw)),
             "appendix": lambda title="": b.directive(lambda: b.appendix(title)),
             "find": find, "index_by": index_by,
+            "label": lambda kind, value: words.label(kind, value, b.lang, g),
             "pagebreak": lambda: b.directive(lambda: [PageBreak()]),
         }
 

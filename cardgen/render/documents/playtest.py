@@ -20,6 +20,7 @@ from ...errors import DataError, Problem
 from ...io import paths, sandbox
 from ...io.reader import SchemaReader, construct_scalar, display_path, where
 from ...io.schema import Anything, Int, List, Map, Num, OneOf, Spec, Str, Text, validate
+from ... import words
 from ...model import Game, Location
 from .pages import INK, MARGIN, RULE, PageWriter, text_of
 
@@ -181,7 +182,7 @@ def build_playtest(game: Game, lang: str, paper: str = "a4") -> bytes:
     """Render the playtest kit of `game` in `lang` on `paper` (a4 or letter) and return the PDF bytes."""
     spec, feedback = load_playtest(game)
     buffer = io.BytesIO()
-    title = {"ja": "プレイテスト・キット", "en": "Playtest kit"}[lang]
+    title = words.word("playtest.title", lang, game)
     writer = PageWriter.create(buffer, game, lang, title, paper)
     first = True
     for sheet in spec.get("sheets", []):
@@ -310,9 +311,8 @@ def _draw_feedback(writer: PageWriter, lang: str, feedback: dict) -> None:
 
 def _draw_tokens(writer: PageWriter, game: Game, lang: str, tokens: list[dict]) -> None:
     """Round tokens to cut out, packed in rows; each kind says its value and caption."""
-    writer.heading({"ja": "チップ・トークンシート", "en": "Chips and tokens"}[lang])
-    writer.paragraph({"ja": "厚紙に印刷して切り抜いてください。",
-                      "en": "Print on card stock and cut out."}[lang])
+    writer.heading(words.word("playtest.tokens", lang, game))
+    writer.paragraph(words.word("playtest.tokens_intro", lang, game))
     c = writer.canvas
     for token in tokens:
         diameter = float(token.get("diameter_mm", 16)) * mm
@@ -341,11 +341,6 @@ def _draw_tokens(writer: PageWriter, game: Game, lang: str, tokens: list[dict]) 
 
 # Same cards, text only and grayscale, for playtests between versions; a front page is followed
 # by its back page (long-edge duplex) when the game has cards with their own backs.
-DRAFT_WORDS = {
-    "title": {"ja": "ドラフト版デッキ（低インク）", "en": "Draft deck (low ink)"},
-    "front": {"ja": "表", "en": "fronts"},
-    "back": {"ja": "裏", "en": "backs"},
-}
 
 
 def _field_lines(game: Game, lang: str, card, names: list[str]) -> list[str]:
@@ -354,10 +349,8 @@ def _field_lines(game: Game, lang: str, card, names: list[str]) -> list[str]:
         value = card.fields.get(name)
         if value is None or value == "":
             continue
-        spec = game.field_specs[name]
-        label = spec.label.get(lang) if spec.label else name
-        shown = text_of(value, lang) if spec.kind == "text" else str(value)
-        lines.append(f"{label}: {shown}")
+        lines.append(words.word("common.field_value", lang, game, label=words.field_label(game, name, lang),
+                                value=words.field_value(game, name, value, lang)))
     return lines
 
 
@@ -379,12 +372,12 @@ def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> 
         for side in ("front", "back") if has_backs else ("front",):
             writer.new_page()
             c.setFont(writer.font, 7)
-            side_word = DRAFT_WORDS["back"][lang] if side == "back" else DRAFT_WORDS["front"][lang]
-            c.drawCentredString(writer.page_w / 2, 8 * mm, f"{DRAFT_WORDS['title'][lang]} — {side_word}")  # beside the page footer
+            side_word = words.word("playtest.draft_backs" if side == "back" else "playtest.draft_fronts", lang, game)
+            c.drawCentredString(writer.page_w / 2, 8 * mm, f"{words.word('playtest.draft_title', lang, game)} — {side_word}")  # beside the page footer
             for slot, card in enumerate(sheet):
                 x, y = layout.front_position(slot) if side == "front" else layout.back_position(slot, "long")
                 fields = front_fields if side == "front" else back_fields
-                title = card.name.get(lang) + ({"ja": "（裏）", "en": " (back)"}[lang] if side == "back" else "")
+                title = words.word("playtest.back_title", lang, game, name=card.name.get(lang)) if side == "back" else card.name.get(lang)
                 c.setStrokeColorRGB(0.6, 0.6, 0.6)
                 c.setLineWidth(0.4)
                 c.rect(x * mm, y * mm, card_w * mm, card_h * mm, stroke=1, fill=0)

@@ -60,6 +60,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
+from ... import words
 from ...errors import CardgenError
 from ...fonts import GOTHIC, register_fonts
 
@@ -806,44 +807,18 @@ def draw_corner_guides(c: Canvas, arcs) -> None:
 
 # --- footer -------------------------------------------------------------------------------
 
-_WORDS = {
-    "en": {
-        "sheet": "sheet {n} of {m}",
-        "front": "front",
-        "back": "back",
-        "fold": "fronts | backs",
-        "card": "cards {w} x {h} mm",
-        "long": "double-sided, flip on long edge",
-        "short": "double-sided, flip on short edge",
-        "none": "single-sided: cut fronts and backs apart",
-        "simplex": "single-sided: fronts first, then backs; cut apart",
-        "gutterfold": "fold on the dashed line, glue, then cut",
-        "scale": "print at 100 % / actual size (not fit to page)",
-    },
-    "ja": {
-        "sheet": "シート {n}/{m}",
-        "front": "表",
-        "back": "裏",
-        "fold": "表｜裏",
-        "card": "カード {w}×{h} mm",
-        "long": "両面印刷・長辺とじ",
-        "short": "両面印刷・短辺とじ",
-        "none": "片面印刷：表と裏を別々に切る",
-        "simplex": "片面印刷：表のシートの後に裏のシート、別々に切る",
-        "gutterfold": "点線で折って貼り合わせてから切る",
-        "scale": "100 %（実際のサイズ）で印刷、用紙に合わせない",
-    },
-}
 
 
 def footer_text(game, layout: SheetLayout, n: int, m: int, side: str, ids: Sequence[str], duplex: str, lang: str, max_len_mm: float) -> tuple[str, float]:
     """The footer line and its font size, shortened (ids as a range, smaller type) until it fits.
 
     `duplex` is the flip ("long", "short", "none") or the imposition ("simplex", "gutterfold")."""
-    w = _WORDS.get(lang, _WORDS["en"])
+    def w(key: str, **fields) -> str:
+        return words.word(f"sheet.{key}", lang, game, **fields)
+
     title = game.title.get(lang)
-    head = f"{title} ({game.id}) · {w['sheet'].format(n=n, m=m)} {w[side]}"
-    tail = f"{w['card'].format(w=_num(layout.card_w), h=_num(layout.card_h))} · {w[duplex]} · {w['scale']}"
+    head = f"{title} ({game.id}) · {w('sheet', n=n, m=m)} {w(side)}"
+    tail = f"{w('card', w=_num(layout.card_w), h=_num(layout.card_h))} · {w(duplex)} · {w('scale')}"
     id_forms = [" ".join(ids)]
     if len(ids) > 1:
         id_forms.append(f"{ids[0]}–{ids[-1]}")
@@ -852,7 +827,7 @@ def footer_text(game, layout: SheetLayout, n: int, m: int, side: str, ids: Seque
         for size in (FOOTER_PT, 5.5, 5.0, FOOTER_MIN_PT):
             if stringWidth(text, GOTHIC, size) <= max_len_mm * mm:
                 return text, size
-    text = f"{head} · {id_forms[-1]} · {w['scale']}"
+    text = f"{head} · {id_forms[-1]} · {w('scale')}"
     while stringWidth(text, GOTHIC, FOOTER_MIN_PT) > max_len_mm * mm and len(text) > 10:
         text = text[:-2] + "…"
     return text, FOOTER_MIN_PT
@@ -981,12 +956,6 @@ def sheets_pdf(
 
 # --- checklist ----------------------------------------------------------------------------
 
-_CHECK_WORDS = {
-    "en": {"title": "Card checklist", "intro": "{n} cards on {s} sheets. Tick each card as you cut it out.",
-           "id": "id", "name": "name", "copy": "copy"},
-    "ja": {"title": "カード・チェックリスト", "intro": "カード {n} 枚、シート {s} 枚。切り出したカードに印をつける。",
-           "id": "ID", "name": "名前", "copy": "枚"},
-}
 CHECK_ROW_MM = 5.0
 CHECK_COL_MIN_MM = 58.0
 
@@ -1005,7 +974,6 @@ def checklist_rows(game, pairs, lang: str) -> list[tuple[str, str, str]]:
 
 def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_sheets: int) -> None:
     """Pages (portrait, the sheets' paper) listing every card with a box to tick."""
-    words = _CHECK_WORDS.get(lang, _CHECK_WORDS["en"])
     W, H = PAPERS[layout.paper]
     c.setPageSize((W * mm, H * mm))
     m = max(layout.margin, 10.0)
@@ -1019,10 +987,10 @@ def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_she
     for page in range(pages):
         c.setFillColorRGB(0, 0, 0)
         c.setFont(GOTHIC, 13)
-        c.drawString(m * mm, (H - m - 6) * mm, f"{game.title.get(lang)} — {words['title']}"
+        c.drawString(m * mm, (H - m - 6) * mm, f"{game.title.get(lang)} — {words.word('checklist.title', lang, game)}"
                      + (f" ({page + 1}/{pages})" if pages > 1 else ""))
         c.setFont(GOTHIC, 8)
-        c.drawString(m * mm, (H - m - 11) * mm, words["intro"].format(n=len(rows), s=n_sheets))
+        c.drawString(m * mm, (H - m - 11) * mm, words.word("checklist.intro", lang, game, n=len(rows), s=n_sheets))
         chunk = rows[page * per_page:(page + 1) * per_page]
         for i, (card_id, name, copy) in enumerate(chunk):
             col, row = divmod(i, per_col)
@@ -1105,50 +1073,19 @@ def calibration_geometry(layout: SheetLayout, duplex: str, offset: tuple[float, 
     return Calibration(values, x_ticks, x_base, tuple(x_lines), y_ticks, y_base, tuple(y_lines))
 
 
-_CAL_TEXT = {
-    "en": {
-        "title": "Duplex calibration: front",
-        "back_title": "Duplex calibration: back",
-        "steps": [
-            "1. Print this file double-sided at 100 % (actual size), flipping on the {edge} edge, on the printer and settings you will use for the cards.",
-            "2. Hold the sheet up to a bright light with this side facing you. The lines printed on the back show through below (X) and left of (Y) the ticks.",
-            "3. On each scale, find the tick that a line from the back continues in a straight line, and read its number.",
-            "4. Build with --back-offset X,Y (for example --back-offset 0.5,-0.75). To check, print this page again with that offset: both scales then read the same numbers, and the backs land behind their fronts.",
-        ],
-        "back_steps": ["This is the back. Read the scales on the other side, against a light."],
-        "x": "X: the first number of --back-offset X,Y (mm)",
-        "y": "Y: the second number (mm)",
-        "now": "This page was printed with --back-offset {x},{y}.",
-        "long": "long", "short": "short",
-    },
-    "ja": {
-        "title": "両面印刷の位置合わせ：表",
-        "back_title": "両面印刷の位置合わせ：裏",
-        "steps": [
-            "1. このファイルを、カードを印刷するときと同じプリンターと設定で両面印刷する（100 %・実際のサイズ、{edge}とじ）。",
-            "2. この面を手前にして明るい光にかざす。裏に印刷された線が、目盛りの下（X）と左（Y）に透けて見える。",
-            "3. それぞれの目盛りで、裏の線と一直線につながる目盛りを探し、その数字を読む。",
-            "4. その数字で --back-offset X,Y を指定してビルドする（例：--back-offset 0.5,-0.75）。確かめるには、その値でこのページをもう一度印刷する。同じ数字が読め、カードの裏は表のちょうど裏に来る。",
-        ],
-        "back_steps": ["こちらは裏面。反対の面から光にかざして目盛りを読む。"],
-        "x": "X：--back-offset X,Y の1つめの数（mm）",
-        "y": "Y：2つめの数（mm）",
-        "now": "このページは --back-offset {x},{y} で印刷された。",
-        "long": "長辺", "short": "短辺",
-    },
-}
-
-
 @binary_streams
 def calibration_pdf(layout: SheetLayout, duplex: str, offset: tuple[float, float] = (0.0, 0.0), lang: str = "ja") -> bytes:
     """Two pages (front, back) whose verniers read the --back-offset for this printer."""
     geo = calibration_geometry(layout, duplex, offset)
-    t = _CAL_TEXT.get(lang, _CAL_TEXT["en"])
+    def t(key: str, **fields) -> str:
+        return words.word(f"calibration.{key}", lang, **fields)
+
     W, H = layout.page_w, layout.page_h
     buffer = io.BytesIO()
-    c = new_canvas(buffer, (W, H), t["title"])
+    c = new_canvas(buffer, (W, H), t("title"))
     # front
-    _cal_text_block(c, layout, t["title"], [s.format(edge=t[duplex]) for s in t["steps"]] + [t["now"].format(x=_num(offset[0]), y=_num(offset[1]))])
+    steps = [t(f"step{i}", edge=t(duplex)) for i in range(1, 5)]
+    _cal_text_block(c, layout, t("title"), steps + [t("now", x=_num(offset[0]), y=_num(offset[1]))])
     c.saveState()
     c.setLineWidth(0.5)
     xb, yb = geo.x_base, geo.y_base
@@ -1162,12 +1099,12 @@ def calibration_pdf(layout: SheetLayout, duplex: str, offset: tuple[float, float
         c.line(yb * mm, yt * mm, (yb + length) * mm, yt * mm)
         c.drawString((yb + length + 1.2) * mm, (yt - 0.7) * mm, _signed(v))
     c.setFont(GOTHIC, 9)
-    c.drawCentredString(W / 2 * mm, (xb + 12) * mm, t["x"])
-    c.drawString((yb + 16) * mm, (geo.y_ticks[len(geo.y_ticks) // 2] - 1.2) * mm, t["y"])
+    c.drawCentredString(W / 2 * mm, (xb + 12) * mm, t("x"))
+    c.drawString((yb + 16) * mm, (geo.y_ticks[len(geo.y_ticks) // 2] - 1.2) * mm, t("y"))
     c.restoreState()
     c.showPage()
     # back: one line per tick, placed like every back
-    _cal_text_block(c, layout, t["back_title"], t["back_steps"])
+    _cal_text_block(c, layout, t("back_title"), [t("back_step")])
     c.saveState()
     c.setLineWidth(0.5)
     c.lines([tuple(v * mm for v in seg) for seg in geo.x_lines + geo.y_lines])

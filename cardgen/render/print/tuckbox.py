@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from reportlab.lib.units import mm
 
+from ... import words
 from ...errors import CardgenError
 from ...fonts import GOTHIC, MINCHO, register_fonts
 from .sheet import PAPERS, binary_streams, new_canvas
@@ -151,9 +152,12 @@ def tuckbox_pdf(game, card_size: tuple[float, float], paper: str = "a4", lang: s
             draw_face(c, game, back_face, front.x + (front.w - cw) / 2, front.y + (front.h - ch) / 2, cw, ch, 0.0, lang)
         _label(c, title, front, 12, band=True)
         back = p["back"]
-        players = f"{game.min_players}–{game.max_players}" if game.min_players != game.max_players else f"{game.min_players}"
+        if game.min_players != game.max_players:
+            players = words.word("tuckbox.players_range", lang, game, min=game.min_players, max=game.max_players)
+        else:
+            players = words.word("tuckbox.players_solo" if game.min_players == 1 else "tuckbox.players_one", lang, game, n=game.min_players)
         count = f"{box.cards} / {game.total}" if len(boxes) > 1 else f"{game.total}"
-        lines = ([title, f"{count} 枚", f"{players} 人"] if lang == "ja" else [title, f"{count} cards", f"{players} players"])
+        lines = [title, words.word("tuckbox.cards", lang, game, n=count), players]
         for i, text in enumerate(lines):
             _label(c, text, Rect(back.x, back.y + back.h * (0.62 - 0.09 * i), back.w, 8), 12 if i == 0 else 9)
         for name in ("side_left", "side_right"):
