@@ -310,6 +310,9 @@ def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> N
     text = f"missing: {label}"
     while len(text) > 8 and c.stringWidth(text, gothic, size) > w - 4:
         text = text[:-2] + "…"
+    label_w = c.stringWidth(text, gothic, size) + 2
+    c.setFillColorRGB(1, 1, 1)  # a white strip under the name, so the cross does not strike it through
+    c.rect(x + (w - label_w) / 2, y + h / 2 - size * 0.6, label_w, size * 1.2, stroke=0, fill=1)
     c.setFillColorRGB(0.1, 0.1, 0.1)
     c.setFont(gothic, size)
     c.drawCentredString(x + w / 2, y + h / 2 - size / 3, text)
