@@ -209,6 +209,9 @@ def _use(folder: Path, name: str, data: bytes | None = None) -> None:
                 b'<image xlink:href="../../secret.png" width="10" height="10"/></svg>', "refers to"),
     ("css.svg", b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><style>@import url(http://x/a.css);</style></svg>', "@import"),
     ("broken.svg", b"<svg xmlns='http://www.w3.org/2000/svg'><rect", "well-formed"),
+    ("laughs.svg", b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g id="a"><rect width="1" height="1"/></g>'
+                   + b"".join(b'<g id="%s"><use href="#%s"/><use href="#%s"/></g>' % (bytes([98 + i]), bytes([97 + i]), bytes([97 + i]))
+                              for i in range(20)) + b"</svg>", "another <use>"),
     ("fake.png", b"\xff\xd8\xff\xe0 not really anything", "cannot be read"),
 ])
 def test_hostile_images_are_refused_at_the_card_line(art_game, name, data, why):

@@ -103,8 +103,10 @@ def load(game: Game, src: str, at: Location | None) -> Art | None:
 
 @lru_cache(maxsize=256)
 def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -> Art:
-    if size > limits.MAX_ART_BYTES:
-        raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {limits.MAX_ART_BYTES // 1_000_000} MB")
+    # an SVG is drawing instructions, far smaller than pixels: it gets the limit of any text file of the game
+    most = limits.MAX_FILE_BYTES if path.suffix.lower() == ".svg" else limits.MAX_ART_BYTES
+    if size > most:
+        raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {most / 1024 / 1024:g} MB")
     data = path.read_bytes()
     if path.suffix.lower() == ".svg":
         drawing = svg_drawing(data, path, src, at)
@@ -148,6 +150,27 @@ def _css_problem(css: str) -> str | None:
     return None
 
 
+def _check_uses(root, bad) -> None:
+    """<use> copies what it names: refuse a copy of a copy and more copied elements than MAX_SVG_ELEMENTS
+    (nested <use> grows exponentially: ten levels of ten copies are 10^10 shapes from 100 elements)."""
+    from lxml import etree
+
+    by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+    copied = 0
+    for element in root.iter():
+        if not isinstance(element.tag, str) or etree.QName(element).localname != "use":
+            continue
+        href = next((v for k, v in element.attrib.items() if k.rsplit("}", 1)[-1] == "href"), "")
+        target = by_id.get(href.strip().lstrip("#"))
+        if target is None:
+            continue
+        if any(isinstance(el.tag, str) and etree.QName(el).localname == "use" for el in target.iter()):
+            raise bad("a <use> copies something that holds another <use>")
+        copied += sum(1 for _ in target.iter())
+        if copied > MAX_SVG_ELEMENTS:
+            raise bad(f"its <use> elements copy more than {MAX_SVG_ELEMENTS:,} elements")
+
+
 def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
     """A ReportLab Drawing of an SVG file given as bytes (svglib), refusing what could reach outside it."""
     from lxml import etree
@@ -181,6 +204,7 @@ def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
                 raise bad(f"{local} uses {why}")
         if etree.QName(element).localname == "style" and (why := _css_problem(element.text or "")):
             raise bad(f"a <style> uses {why}")
+    _check_uses(root, bad)
     try:
         drawing = SvgRenderer(str(path), external_reference_root=str(path.parent)).render(root)
     except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
