@@ -246,18 +246,18 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
 
 @cli.command()
 @click.argument("game")
-@click.option("--games", "-n", "count", type=click.IntRange(min=1), default=2000, show_default=True, help="Games per run, fixed in advance.")
+@click.option("--games", "-n", "count", type=click.IntRange(min=1), help="Games of every run, fixed in advance (default: each run's `games:` in report.yaml, else 2000).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
 @click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True, help="Language of the report.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
-def report(game: str, count: int, seed: int, lang: str, out_dir: str, workers: int | None) -> None:
+def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
-    from .render.documents.report import report_runs, write_balance_report
+    from .render.documents.report import games_of, report_runs, write_balance_report
 
     loaded = load_game(game)
     runs = report_runs(loaded)
-    with click.progressbar(length=count * len(runs), label="simulating", file=sys.stderr) as bar:
+    with click.progressbar(length=sum(games_of(run, count) for run in runs), label="simulating", file=sys.stderr) as bar:
         path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs)
     click.echo(f"wrote {path}")
 

@@ -1,19 +1,14 @@
-"""Playtest kits and balance reports, read back from the PDFs."""
+"""Playtest kits, read back from the PDFs."""
 
 from __future__ import annotations
 
 import io
-import json
-
 import pypdfium2 as pdfium
 import pytest
-from click.testing import CliRunner
 from pypdf import PdfReader
 
-from cardgen.cli import cli
 from cardgen.load import load_game
 from cardgen.render.documents.playtest import build_playtest
-from cardgen.render.documents.report import build_balance_report, report_runs, run_report
 
 from .conftest import BUNDLED
 
@@ -110,38 +105,6 @@ def test_playtest_pdf_is_deterministic_and_embeds_fonts():
             assert "/FontFile2" in font["/FontDescriptor"].get_object()  # embedded TrueType
             fonts.add(str(font["/BaseFont"]))
     assert any("IPAexGothic" in f for f in fonts)
-
-
-def test_report_numbers_equal_simulate_json(tmp_path):
-    game = load_game("requiem")
-    results = run_report(game, games=120, seed=7, workers=1)
-    run, data = results[0]
-    cli_result = CliRunner().invoke(cli, ["simulate", "requiem", "--games", "120", "--seed", "7", "--players", "3",
-                                          *sum((["--policy", p] for p in run.policies), []), "--format", "json"])
-    assert cli_result.exit_code == 0, cli_result.output
-    printed = json.loads(cli_result.output[cli_result.output.index("{"):])
-    for key in ("games", "seed", "players", "policies", "endings", "cooperative", "length", "scores"):
-        assert printed[key] == data[key], key
-    text = squash("".join(page_texts(build_balance_report(game, "en", results))))
-    rate = data["cooperative"]["success_rate"] * 100
-    assert squash(f"{rate:.1f}%") in text
-    assert squash("120 games · seed 7 · 3 players") in text
-    assert "cardgen0.1.0" in text
-
-
-def test_report_runs_are_data():
-    runs = report_runs(load_game("ohanatsumi"))
-    comparison = runs[0]
-    assert comparison.rotate and set(comparison.policies) >= {"lightest", "greedy", "cautious"}
-
-
-def test_report_command_writes_pdf(tmp_path):
-    result = CliRunner().invoke(cli, ["report", "alice", "--games", "40", "--seed", "3", "--out", str(tmp_path),
-                                      "--lang", "en", "--workers", "1"])
-    assert result.exit_code == 0, result.output
-    pdf = (tmp_path / "alice" / "alice-balance.pdf").read_bytes()
-    text = squash("".join(page_texts(pdf)))
-    assert "Successrate" in text and "40games·seed3" in text
 
 
 def test_a_sheet_text_naming_an_unknown_parameter_is_a_clear_error(tmp_path):

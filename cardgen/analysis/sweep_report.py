@@ -14,26 +14,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..files import write_atomic
-from ..fonts import FONT_FILES, GOTHIC, fonts_dir
+from ..render.documents.charts import fit_tick_labels, pyplot
 from .sweep import SweepResult, primary_metric, resolve_metric
-
-_FAMILY = "IPAexGothic"
 
 
 def _matplotlib():
+    """pyplot with the reports' shared defaults (IPAex Gothic for every text, TrueType embedded)."""
+    plt = pyplot()
     import matplotlib
 
-    matplotlib.use("Agg", force=False)
-    from matplotlib import font_manager
-    import matplotlib.pyplot as plt
-
-    path = fonts_dir() / FONT_FILES[GOTHIC]
-    if _FAMILY not in {f.name for f in font_manager.fontManager.ttflist}:
-        font_manager.fontManager.addfont(str(path))
-    matplotlib.rcParams.update({
-        "font.family": _FAMILY, "pdf.fonttype": 42,      # TrueType, embedded (and subset) in the PDF
-        "axes.unicode_minus": False, "font.size": 9,
-    })
+    matplotlib.rcParams.update({"font.size": 9})
     return plt
 
 
@@ -97,6 +87,8 @@ def _settings(result: SweepResult) -> str:
 
 
 def _line(fig, rows, path, metric, met) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     ax = fig.add_axes([0.1, 0.14, 0.85, 0.72])
     xs = [r[path] for r in rows]
     numeric = _numeric(xs)
@@ -111,12 +103,16 @@ def _line(fig, rows, path, metric, met) -> None:
     if hits:
         ax.scatter([h[0] for h in hits], [h[1] for h in hits], marker="*", s=160, color="#d9822b", zorder=3,
                    label="meets the target / 目標達成")
-    if not numeric or all(isinstance(x, int) for x in xs):
+    if not numeric or (all(isinstance(x, int) for x in xs) and len(xs) <= 12):
         ax.set_xticks(pos, [_label(x) for x in xs])
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=all(isinstance(x, int) for x in xs)))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
     ax.set_xlabel(path)
     ax.set_ylabel(metric)
     ax.grid(True, color="0.88")
     ax.legend(loc="best", fontsize=8)
+    fit_tick_labels(fig, ax)
 
 
 def _heat(fig, rows, paths, metric, met, axes_values) -> None:
@@ -149,9 +145,12 @@ def _heat(fig, rows, paths, metric, met, axes_values) -> None:
     ax.set_yticks(range(len(ys_vals)), [_label(v) for v in ys_vals])
     ax.set_xlabel(paths[0])
     ax.set_ylabel(paths[1])
+    fit_tick_labels(fig, ax)
 
 
 def _scatter(fig, rows, paths, metric, met) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     n = len(paths)
     cols = min(3, n)
     lines = math.ceil(n / cols)
@@ -165,10 +164,14 @@ def _scatter(fig, rows, paths, metric, met) -> None:
         ax.scatter(pos, ys, s=14, color=["#d9822b" if m else "#3b6fb6" for m in met])
         if not numeric:
             ax.set_xticks(range(len(order)), order)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=all(isinstance(x, int) for x in xs)))
         ax.set_xlabel(path, fontsize=8)
         ax.set_ylabel(metric, fontsize=8)
         ax.grid(True, color="0.9")
     fig.subplots_adjust(left=0.09, right=0.97, top=0.86, bottom=0.14, hspace=0.45, wspace=0.35)
+    for ax in fig.axes:
+        fit_tick_labels(fig, ax)
 
 
 def _table_pages(plt, pdf, result: SweepResult, rows, chosen) -> None:

@@ -1,21 +1,57 @@
-"""Small vector charts for reports: bars with 95 % intervals and histograms.
+"""Charts for the balance and sweep reports, drawn by matplotlib and placed in the PDF as vectors.
 
-Drawn with ReportLab graphics shapes so that they stay sharp in print and embed the same
-fonts as the rest of the document.
+Route: each chart is a matplotlib figure of exactly the size it takes on the page, saved with
+matplotlib's own PDF backend (TrueType fonts, `pdf.fonttype` 42, so IPAex is embedded as a
+subset and Japanese labels are real, searchable text), then laid onto the ReportLab page with
+pypdf's `merge_transformed_page` (`place_charts`): the chart's content stream and resources go
+into the page as they are, no rasterising and no re-interpretation of matplotlib's drawing.
+Measured against svglib (matplotlib SVG -> ReportLab Drawing) on the llll length histogram:
+svglib is faster (0.31 s against 0.50 s a chart) but its drawing brings an unembedded
+Helvetica into the page resources and re-lays out matplotlib's text; the PDF route keeps
+matplotlib's exact output, embeds IPAex only (about 9 KB a chart) and pypdf is pure Python.
+
+Every figure here uses one set of defaults (`pyplot()`): IPAex Gothic for every text (no
+DejaVu, no Type 3), integer ticks for counts, axis titles, light grid.
 """
 
 from __future__ import annotations
 
+import io
+import math
 from dataclasses import dataclass
+from typing import Sequence
 
-from reportlab.graphics.shapes import Drawing, Line, Rect, String
-from reportlab.lib.colors import Color
+from ...fonts import FONT_FILES, GOTHIC, fonts_dir
 
-BAR = Color(0.30, 0.45, 0.70)
-BAR_ALT = Color(0.85, 0.55, 0.25)
-AXIS = Color(0.35, 0.35, 0.35)
-GRID = Color(0.85, 0.85, 0.85)
-TEXT = Color(0.15, 0.15, 0.15)
+FAMILY = "IPAexGothic"
+BAR = "#4c72b0"
+BAR_ALT = "#dd8452"
+REFERENCE = "#c44e52"
+INK = "#262626"
+MAX_BINS = 14  # a histogram wider than this is binned (readable labels on an A4 half page)
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend with IPAex Gothic registered for every text and
+    TrueType embedding (pdf.fonttype 42), so a PDF it writes embeds all its fonts."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib import font_manager
+    import matplotlib.pyplot as plt
+
+    if FAMILY not in {f.name for f in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(fonts_dir() / FONT_FILES[GOTHIC]))
+    matplotlib.rcParams.update({
+        "font.family": [FAMILY], "pdf.fonttype": 42, "ps.fonttype": 42,
+        "mathtext.fontset": "custom", "mathtext.rm": FAMILY, "mathtext.it": FAMILY, "mathtext.bf": FAMILY,
+        "axes.unicode_minus": False, "font.size": 8, "axes.titlesize": 9, "axes.labelsize": 8,
+        "xtick.labelsize": 7.5, "ytick.labelsize": 7.5, "legend.fontsize": 7.5,
+        "axes.edgecolor": "#555555", "axes.linewidth": 0.6, "text.color": INK,
+        "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none",
+        "pdf.compression": 9,
+    })
+    return plt
 
 
 @dataclass(frozen=True)
@@ -24,65 +60,232 @@ class Bar:
     value: float
     low: float | None = None    # interval, same unit as value
     high: float | None = None
-    note: str = ""              # printed above the bar
 
 
-def bar_chart(bars: list[Bar], width: float, height: float, font: str, *, maximum: float | None = None,
-              percent: bool = False, reference: float | None = None, colour: Color = BAR) -> Drawing:
-    """Vertical bars with optional interval whiskers and a dashed reference line."""
-    drawing = Drawing(width, height)
-    left, bottom, top_pad = 34.0, 30.0, 14.0
-    plot_w, plot_h = width - left - 6, height - bottom - top_pad
-    top = maximum if maximum is not None else max([b.high or b.value for b in bars] + [1e-9]) * 1.15
-    top = top or 1.0
+@dataclass(frozen=True)
+class Chart:
+    """A chart as a one-page PDF of `width` x `height` points, ready to place."""
 
-    def y_of(value: float) -> float:
-        return bottom + plot_h * max(0.0, min(value, top)) / top
+    pdf: bytes
+    width: float
+    height: float
 
-    for i in range(5):
-        value = top * i / 4
-        y = y_of(value)
-        drawing.add(Line(left, y, left + plot_w, y, strokeColor=GRID, strokeWidth=0.5))
-        label = f"{value * 100:.0f}%" if percent else (f"{value:.0f}" if top >= 4 else f"{value:.2f}")
-        drawing.add(String(left - 4, y - 3, label, fontName=font, fontSize=7, fillColor=TEXT, textAnchor="end"))
-    drawing.add(Line(left, bottom, left, bottom + plot_h, strokeColor=AXIS, strokeWidth=0.8))
-    drawing.add(Line(left, bottom, left + plot_w, bottom, strokeColor=AXIS, strokeWidth=0.8))
+
+@dataclass(frozen=True)
+class Placement:
+    page: int        # 0-based page of the document
+    x: float         # lower-left corner, points
+    y: float
+    chart: Chart
+
+
+def percent(value: float, decimals: int = 0) -> str:
+    return f"{value * 100:.{decimals}f}%"
+
+
+def _figure(plt, width: float, height: float):
+    fig = plt.figure(figsize=(width / 72, height / 72))
+    return fig
+
+
+def bar_figure(plt, bars: Sequence[Bar], width: float, height: float, *, value_label: str, category_label: str = "",
+               percent_axis: bool = True, reference: tuple[float, str] | None = None, horizontal: bool = False,
+               colour: str = BAR):
+    """Bars with 95 % interval whiskers, each bar's value printed at its end, and an optional
+    labelled reference line (`(value, "fair share 25%")`). Horizontal bars suit long category
+    names (endings, strategies)."""
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    fig = _figure(plt, width, height)
+    ax = fig.add_subplot()
+    positions = list(range(len(bars)))
+    values = [b.value for b in bars]
+    errors = None
+    if any(b.low is not None for b in bars):
+        errors = [[max(0.0, b.value - (b.low if b.low is not None else b.value)) for b in bars],
+                  [max(0.0, (b.high if b.high is not None else b.value) - b.value) for b in bars]]
+    top = max([1e-9] + [b.high if b.high is not None else b.value for b in bars] + [reference[0] if reference else 0])
+    limit = min(1.0, top * 1.25) if percent_axis else top * 1.2
+    text = [percent(b.value, 1) if percent_axis else f"{b.value:g}" for b in bars]
+    error_style = {"ecolor": INK, "elinewidth": 0.8, "capsize": 3}
+    if horizontal:
+        ax.barh(positions, values, xerr=errors, color=colour, height=0.6, error_kw=error_style)
+        ax.set_yticks(positions, [b.label for b in bars])
+        ax.invert_yaxis()
+        ax.set_xlim(0, limit)
+        value_axis = ax.xaxis
+        ax.set_xlabel(value_label)
+        if category_label:
+            ax.set_ylabel(category_label)
+        for pos, bar, label in zip(positions, bars, text):
+            end = bar.high if bar.high is not None else bar.value
+            ax.annotate(label, (end, pos), xytext=(4, 0), textcoords="offset points", va="center", fontsize=7)
+        ax.grid(axis="x", color="0.88", linewidth=0.5)
+    else:
+        ax.bar(positions, values, yerr=errors, color=colour, width=0.6, error_kw=error_style)
+        ax.set_xticks(positions, [b.label for b in bars])
+        ax.set_ylim(0, limit)
+        value_axis = ax.yaxis
+        ax.set_ylabel(value_label)
+        if category_label:
+            ax.set_xlabel(category_label)
+        for pos, bar, label in zip(positions, bars, text):
+            end = bar.high if bar.high is not None else bar.value
+            ax.annotate(label, (pos, end), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=7)
+        ax.grid(axis="y", color="0.88", linewidth=0.5)
+    ax.set_axisbelow(True)
+    value_axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+    if percent_axis:
+        value_axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     if reference is not None:
-        y = y_of(reference)
-        drawing.add(Line(left, y, left + plot_w, y, strokeColor=BAR_ALT, strokeWidth=0.8, strokeDashArray=[3, 2]))
-    slot = plot_w / max(1, len(bars))
-    bar_w = min(slot * 0.6, 40)
-    for i, bar in enumerate(bars):
-        x = left + slot * i + (slot - bar_w) / 2
-        drawing.add(Rect(x, bottom, bar_w, y_of(bar.value) - bottom, fillColor=colour, strokeColor=None))
-        cx = x + bar_w / 2
-        if bar.low is not None and bar.high is not None:
-            y_low, y_high = y_of(bar.low), y_of(bar.high)
-            drawing.add(Line(cx, y_low, cx, y_high, strokeColor=TEXT, strokeWidth=0.8))
-            drawing.add(Line(cx - 4, y_low, cx + 4, y_low, strokeColor=TEXT, strokeWidth=0.8))
-            drawing.add(Line(cx - 4, y_high, cx + 4, y_high, strokeColor=TEXT, strokeWidth=0.8))
-        text = bar.note or (f"{bar.value * 100:.1f}%" if percent else f"{bar.value:g}")
-        drawing.add(String(cx, max(y_of(bar.value), y_of(bar.high or 0)) + 3, text, fontName=font, fontSize=7,
-                           fillColor=TEXT, textAnchor="middle"))
-        drawing.add(String(cx, bottom - 11, bar.label, fontName=font, fontSize=7.5, fillColor=TEXT, textAnchor="middle"))
-    return drawing
+        value, label = reference
+        line = ax.axvline if horizontal else ax.axhline
+        line(value, color=REFERENCE, linestyle=(0, (4, 2)), linewidth=0.9)
+        # the line's label sits outside the plot (above it, or right of it), clear of bars and values
+        if horizontal:
+            ax.annotate(label, (value, 1.0), xycoords=("data", "axes fraction"), xytext=(0, 3),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=7, color=REFERENCE,
+                        annotation_clip=False)
+        else:
+            ax.annotate(label, (1.0, value), xycoords=("axes fraction", "data"), xytext=(4, 0),
+                        textcoords="offset points", ha="left", va="center", fontsize=7, color=REFERENCE,
+                        annotation_clip=False)
+    if not _finish(fig, ax) and not horizontal:   # names too long to stand side by side: list them
+        plt.close(fig)
+        return bar_figure(plt, bars, width, height, value_label=value_label, category_label=category_label,
+                          percent_axis=percent_axis, reference=reference, horizontal=True, colour=colour)
+    return fig
 
 
-def histogram(counts: dict[int, int], width: float, height: float, font: str, *, bins: int = 20,
-              colour: Color = BAR) -> Drawing:
-    """Histogram of integer values (value -> count), grouped into at most `bins` equal bins."""
-    if not counts:
-        return Drawing(width, height)
+def nice_bin_width(low: int, high: int, max_bins: int = MAX_BINS) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 25, 50, 100, ... that puts low..high in at most `max_bins`
+    bins starting at its multiples."""
+    magnitude = 1
+    while True:
+        for width in (magnitude, 2 * magnitude, max(2, 25 * magnitude // 10), 5 * magnitude):
+            if math.ceil((high + 1) / width) - math.floor(low / width) <= max_bins:
+                return width
+        magnitude *= 10
+
+
+def bins(counts: dict[int, int], max_bins: int = MAX_BINS) -> tuple[int, list[tuple[int, int]]]:
+    """Integer values (value -> count) grouped into equal bins starting at multiples of a nice
+    width: (width, [(bin start, count), ...]) with empty bins kept."""
     low, high = min(counts), max(counts)
-    span = high - low + 1
-    size = max(1, -(-span // bins))
-    groups: dict[int, int] = {}
+    width = nice_bin_width(low, high, max_bins)
+    first = math.floor(low / width) * width
+    grouped: dict[int, int] = {}
     for value, count in counts.items():
-        start = low + ((value - low) // size) * size
-        groups[start] = groups.get(start, 0) + count
-    bars = []
-    for start in range(low, high + 1, size):
-        label = str(start) if size == 1 else f"{start}–{start + size - 1}"
-        bars.append(Bar(label, groups.get(start, 0), note=str(groups.get(start, 0)) if groups.get(start) else ""))
-    drawing = bar_chart(bars, width, height, font, colour=colour)
-    return drawing
+        start = math.floor(value / width) * width
+        grouped[start] = grouped.get(start, 0) + count
+    return width, [(start, grouped.get(start, 0)) for start in range(first, high + 1, width)]
+
+
+def tick_step(width: int, start: int, stop: int, max_ticks: int = 7) -> int:
+    """A multiple of the bin width (x 1, 2, 5, 10, ...) giving at most `max_ticks` ticks over start..stop."""
+    magnitude = 1
+    while True:
+        for factor in (1, 2, 5):
+            step = width * factor * magnitude
+            if (stop - start) / step + 1 <= max_ticks:
+                return step
+        magnitude *= 10
+
+
+def histogram_figure(plt, counts: dict[int, int], width: float, height: float, *, value_label: str, count_label: str,
+                     colour: str = BAR, max_bins: int = MAX_BINS):
+    """A histogram of integer values in nice bins (1, 2, 5, 10, 20, 25, ... wide) on a number
+    axis: a bar covers its bin, ticks fall on bin edges at round numbers, counts on an integer axis."""
+    from matplotlib.ticker import MaxNLocator, MultipleLocator
+
+    fig = _figure(plt, width, height)
+    ax = fig.add_subplot()
+    if counts:
+        size, grouped = bins(counts, max_bins)
+        # one-wide bins are centred on their value (a score of 3 is a bar over the tick 3)
+        offset = 0.5 if size == 1 else 0.0
+        lefts = [start - offset for start, _c in grouped]
+        ax.bar(lefts, [c for _s, c in grouped], width=size * 0.92, align="edge", color=colour)
+        first, last = grouped[0][0], grouped[-1][0] + size
+        ax.set_xlim(first - offset - size * 0.3, last - offset + size * 0.3)
+        ax.xaxis.set_major_locator(MultipleLocator(tick_step(size, first, last)))
+    ax.set_xlabel(value_label)
+    ax.set_ylabel(count_label)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.grid(axis="y", color="0.88", linewidth=0.5)
+    ax.set_axisbelow(True)
+    _finish(fig, ax)
+    return fig
+
+
+def tick_label_boxes(fig, axis: str = "x") -> list:
+    """The drawn extents (display units) of every visible tick label of `axis` in the figure."""
+    renderer = fig.canvas.get_renderer()
+    boxes = []
+    for ax in fig.axes:
+        ticks = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+        boxes.extend(t.get_window_extent(renderer) for t in ticks if t.get_visible() and t.get_text())
+    return boxes
+
+
+def overlapping(boxes: Sequence, gap: float = 1.0) -> list[tuple[int, int]]:
+    """Index pairs of boxes that overlap or come closer than `gap` display units."""
+    pairs = []
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            a, b = boxes[i], boxes[j]
+            if a.x0 < b.x1 + gap and b.x0 < a.x1 + gap and a.y0 < b.y1 + gap and b.y0 < a.y1 + gap:
+                pairs.append((i, j))
+    return pairs
+
+
+def _finish(fig, ax) -> bool:
+    fig.set_layout_engine("constrained", w_pad=2 / 72, h_pad=2 / 72)
+    return fit_tick_labels(fig, ax)
+
+
+def fit_tick_labels(fig, ax) -> bool:
+    """Where x tick labels would collide (measured from the renderer's text extents), slant them;
+    while numbers still do, keep every second, third, ... tick. True when the labels fit."""
+    fig.canvas.draw()
+    if not overlapping(tick_label_boxes(fig)):
+        return True
+    for label in ax.get_xticklabels():
+        label.set_rotation(35)
+        label.set_horizontalalignment("right")
+        label.set_rotation_mode("anchor")
+    fig.canvas.draw()
+    ticks = list(ax.get_xticks())
+    texts = [t.get_text() for t in ax.get_xticklabels()]
+    numeric = all(t.replace("−", "").replace("-", "").replace(".", "").isdigit() for t in texts if t)
+    step = 2
+    while numeric and overlapping(tick_label_boxes(fig)) and step <= len(ticks):
+        ax.set_xticks(ticks[::step], texts[::step], rotation=35, ha="right", rotation_mode="anchor")
+        fig.canvas.draw()
+        step += 1
+    return not overlapping(tick_label_boxes(fig))
+
+
+def to_chart(plt, fig) -> Chart:
+    """Save the figure with matplotlib's PDF backend (no dates, so the bytes are reproducible)."""
+    width, height = fig.get_size_inches() * 72
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="pdf", metadata={"CreationDate": None, "Creator": None, "Producer": None})
+    plt.close(fig)
+    return Chart(buffer.getvalue(), float(width), float(height))
+
+
+def place_charts(document: bytes, placements: Sequence[Placement]) -> bytes:
+    """Lay each chart's page onto its page of the ReportLab document at (x, y), as vectors."""
+    if not placements:
+        return document
+    from pypdf import PdfReader, PdfWriter, Transformation
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(document)))
+    for placement in placements:
+        chart_page = PdfReader(io.BytesIO(placement.chart.pdf)).pages[0]
+        writer.pages[placement.page].merge_transformed_page(
+            chart_page, Transformation().translate(placement.x, placement.y), expand=False)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()

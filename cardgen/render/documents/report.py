@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from reportlab.graphics import renderPDF
 from reportlab.lib.units import mm
 
 from ... import __version__
@@ -22,29 +21,58 @@ from ...engine.simulate import simulate
 from ...files import write_atomic
 from ...model import Game
 from ...analysis.metrics import skill_table
-from .charts import BAR_ALT, Bar, bar_chart, histogram
-from .pages import PageWriter, text_of
+from .charts import BAR_ALT, Bar, Placement, bar_figure, histogram_figure, percent, place_charts, pyplot, to_chart
+from .pages import MARGIN, PageWriter, text_of
 from ...errors import DataError, Problem
 from ...io.schema import Bool, List, Map, OneOf, Int, Str
 from .playtest import TEXT, load_spec
 
 WORDS = {
     "title": {"ja": "バランス・レポート", "en": "Balance report"},
-    "repro": {"ja": "再現方法", "en": "To reproduce"},
-    "seat": {"ja": "席", "en": "Seat"},
-    "win_rate": {"ja": "席ごとの勝率（95 % ウィルソン区間）", "en": "Win rate by seat (95 % Wilson interval)"},
-    "strategies": {"ja": "戦略ごとの勝率（95 % 区間）", "en": "Win rate by strategy (95 % interval)"},
-    "length": {"ja": "ゲームの長さ（プレイヤーの選択数）", "en": "Game length (player decisions)"},
-    "scores": {"ja": "得点の分布（全席）", "en": "Score distribution (all seats)"},
-    "success": {"ja": "成功率（95 % 区間）", "en": "Success rate (95 % interval)"},
-    "endings": {"ja": "結末の分布", "en": "How games ended"},
+    "repro": {"ja": "再現するコマンド", "en": "To reproduce"},
+    "seat": {"ja": "{n}番手", "en": "Seat {n}"},
+    "seats": {"ja": "席（手番順）", "en": "Seat (turn order)"},
+    "win_rate": {"ja": "席ごとの勝率（95 %区間）", "en": "Win rate by seat (95 % interval)"},
+    "strategies": {"ja": "方針ごとの勝率（95 %区間）", "en": "Win rate by policy (95 % interval)"},
+    "wins": {"ja": "勝率", "en": "Win rate"},
+    "policy": {"ja": "方針", "en": "Policy"},
+    "fair": {"ja": "公平な取り分 {share}", "en": "fair share {share}"},
+    "length": {"ja": "ゲームの長さ", "en": "Game length"},
+    "decisions": {"ja": "プレイヤーの選択数（1ゲーム）", "en": "Player decisions per game"},
+    "games_axis": {"ja": "ゲーム数", "en": "Games"},
+    "scores": {"ja": "得点の分布（全席）", "en": "Scores (every seat)"},
+    "scores_solo": {"ja": "得点の分布", "en": "Scores"},
+    "score": {"ja": "得点", "en": "Score"},
+    "seat_scores": {"ja": "のべ人数（全ゲーム・全席）", "en": "Players (every game and seat)"},
+    "endings": {"ja": "ゲームの終わり方（95 %区間）", "en": "How games ended (95 % interval)"},
+    "share": {"ja": "ゲームの割合", "en": "Share of games"},
     "success_scores": {"ja": "成功したゲームの得点", "en": "Scores of successful games"},
-    "draws": {"ja": "引き分け率", "en": "Draw rate"},
-    "metrics": {"ja": "バランス指標（95 % 区間）", "en": "Balance metrics (95 % intervals)"},
-    "skill": {"ja": "腕前は効くか：強い方針と弱い方針（95 % 区間）", "en": "Does skill matter? Strong against weak policies (95 % intervals)"},
-    "summary": {"ja": "{games}ゲーム・シード{seed}・{players}人・方針：{policies}・cardgen {version}",
-                "en": "{games} games · seed {seed} · {players} players · policies: {policies} · cardgen {version}"},
+    "metrics": {"ja": "バランス指標", "en": "Balance metrics"},
+    "measure": {"ja": "指標", "en": "Measure"},
+    "value": {"ja": "値", "en": "Value"},
+    "interval": {"ja": "95 %区間", "en": "95 % interval"},
+    "m_length": {"ja": "長さ（選択数の平均）", "en": "Length (mean player decisions)"},
+    "m_success": {"ja": "成功率", "en": "Success rate"},
+    "m_draws": {"ja": "引き分け率", "en": "Draw rate"},
+    "m_lead": {"ja": "首位交代（1ゲームの平均）", "en": "Lead changes per game"},
+    "m_decisive": {"ja": "決着の時期（勝者が首位を守り始めるまでの割合）",
+                   "en": "Decisiveness (share of the game before the winner leads for good)"},
+    "m_seat": {"ja": "{seat}の有利さ（勝率−公平な取り分）", "en": "{seat} advantage (win rate − fair share)"},
+    "m_score": {"ja": "平均得点", "en": "Mean score"},
+    "skill": {"ja": "腕前は効くか：強い方針と弱い方針", "en": "Does skill matter? Strong against weak policies"},
+    "players": {"ja": "人数", "en": "Players"},
+    "against": {"ja": "相手", "en": "Against"},
+    "win_measure": {"ja": "勝率（{fair}）", "en": "Win rate ({fair})"},
+    "rate": {"ja": "勝率・成功率", "en": "Win or success rate"},
+    "rotating": {"ja": "（席を毎ゲーム回転）", "en": " (seats rotate every game)"},
+    "summary": {"ja": "{games}ゲーム・シード{seed}・{players}・方針：{policies}・cardgen {version}",
+                "en": "{games} games · seed {seed} · {players} · policies: {policies} · cardgen {version}"},
+    "player_count": {"ja": "{n}人", "en": "{n} players"},
+    "one_player": {"ja": "1人", "en": "1 player"},
 }
+
+
+DEFAULT_GAMES = 2000  # games per run when neither --games nor the run's `games:` says
 
 
 @dataclass(frozen=True)
@@ -55,11 +83,12 @@ class ReportRun:
     variant: str | None = None
     rotate: bool = False
     note: dict | None = None
+    games: int | None = None  # the run's own game count (a slow search policy needs fewer)
 
 
 RUN = Map({"title": TEXT, "players": OneOf((Int(1, 100), Str(("players",)))), "policies": List(Str(), min_items=1, max_items=100),
-           "variant": Str(), "rotate": Bool(), "note": TEXT},
-          optional={"players", "policies", "variant", "rotate", "note"})
+           "variant": Str(), "rotate": Bool(), "note": TEXT, "games": Int(1, 10_000_000)},
+          optional={"players", "policies", "variant", "rotate", "note", "games"})
 REPORT = Map({"runs": List(RUN, max_items=50)})
 
 
@@ -76,136 +105,235 @@ def report_runs(game: Game) -> list[ReportRun]:
                                      f"change 'players'")])
         runs.append(ReportRun(run["title"], count, tuple(str(p) for p in run.get("policies", ["random"])),
                               None if run.get("variant") is None else str(run["variant"]),
-                              bool(run.get("rotate", False)), run.get("note")))
+                              bool(run.get("rotate", False)), run.get("note"),
+                              None if run.get("games") is None else int(run["games"])))
     return runs
 
 
-def run_report(game: Game, games: int, seed: int, workers: int | None = None,
+def games_of(run: ReportRun, games: int | None) -> int:
+    """Games a run plays: `--games` when given, else the run's own `games:`, else DEFAULT_GAMES."""
+    return games if games is not None else run.games or DEFAULT_GAMES
+
+
+def run_report(game: Game, games: int | None, seed: int, workers: int | None = None,
                progress: Callable[[int], None] | None = None,
                runs: list[ReportRun] | None = None) -> list[tuple[ReportRun, dict]]:
     """Simulate every run of the game's report; return each run with its `as_dict()` result."""
     results = []
     for run in runs if runs is not None else report_runs(game):
-        report = simulate(game, games=games, seed=seed, players=run.players, policies=list(run.policies),
+        report = simulate(game, games=games_of(run, games), seed=seed, players=run.players, policies=list(run.policies),
                           workers=workers, variant=run.variant, rotate=run.rotate, progress=progress)
         results.append((run, report.as_dict()))
     return results
 
 
-def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, dict]]) -> bytes:
-    """Draw the report's pages from simulation results."""
+def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, dict]], paper: str = "a4") -> bytes:
+    """Draw the report's pages from simulation results: text by ReportLab, charts by matplotlib."""
     buffer = io.BytesIO()
-    writer = PageWriter.create(buffer, game, lang, WORDS["title"][lang])
+    writer = PageWriter.create(buffer, game, lang, WORDS["title"][lang], paper)
+    charts = ChartRows(writer)
     writer.heading(f"{game.title.get(lang)} — {WORDS['title'][lang]}")
     for index, (run, data) in enumerate(results):
         if index:
             writer.new_page()
-        _draw_run(writer, lang, run, data)
-    rows = skill_table(results)
-    if rows:
-        writer.new_page()
-        writer.heading(WORDS["skill"][lang], size=13)
-        for row in rows:
-            lo, hi = row["wilson95"]
-            fair = f" (1/n = {row['fair']:.0%})" if row["fair"] else ""
-            writer.paragraph(f"{row['players']}p · {row['policies']} · {row['measure']}: {row['rate']:.1%} "
-                             f"[{lo:.1%}–{hi:.1%}]{fair}", size=9)
+        _draw_run(writer, charts, game, lang, run, data)
+    _draw_skill(writer, game, lang, results)
     writer.finish()
-    return buffer.getvalue()
+    return place_charts(buffer.getvalue(), charts.placements)
 
 
-def write_balance_report(game: Game, lang: str, out_dir: str | Path, games: int, seed: int,
+def write_balance_report(game: Game, lang: str, out_dir: str | Path, games: int | None, seed: int,
                          workers: int | None = None, progress: Callable[[int], None] | None = None,
-                         runs: list[ReportRun] | None = None) -> tuple[Path, list]:
+                         runs: list[ReportRun] | None = None, paper: str = "a4") -> tuple[Path, list]:
     results = run_report(game, games, seed, workers, progress, runs)
-    pdf = build_balance_report(game, lang, results)
+    pdf = build_balance_report(game, lang, results, paper)
     return write_atomic(Path(out_dir) / game.id / f"{game.id}-balance.pdf", pdf), results
 
 
-def _chart(writer: PageWriter, title: str, drawing) -> None:
-    writer.ensure(drawing.height + 8 * mm)
-    writer.heading(title, size=10.5)
-    renderPDF.draw(drawing, writer.canvas, 15 * mm, writer.y - drawing.height)
-    writer.y -= drawing.height + 4 * mm
+# --- words the page shows instead of ids ----------------------------------------------------------
+
+def _label(kind: str, value: str, lang: str, game: Game) -> str:
+    """A policy's or ending's name for the page (the words module's label, once it knows the kind)."""
+    try:
+        from ... import words
+    except ImportError:
+        return str(value)
+    return words.label(kind, value, lang, game=game)
 
 
-def _draw_run(writer: PageWriter, lang: str, run: ReportRun, data: dict) -> None:
+def _seat(n: int, lang: str) -> str:
+    return WORDS["seat"][lang].format(n=n)
+
+
+def _policies(values, lang: str, game: Game) -> str:
+    sep = "、" if lang == "ja" else ", "
+    return sep.join(_label("policy", p, lang, game) for p in dict.fromkeys(values))
+
+
+# --- charts -------------------------------------------------------------------------------------
+
+ROW_GAP = 6 * mm
+TITLE_SIZE = 9.5
+
+
+class ChartRows:
+    """Rows of one or two charts flowing down the writer's pages; `placements` says where each
+    chart's PDF goes once the ReportLab pages are finished."""
+
+    def __init__(self, writer: PageWriter):
+        self.writer = writer
+        self.plt = pyplot()
+        self.placements: list[Placement] = []
+
+    def widths(self, count: int) -> float:
+        return (self.writer.width - ROW_GAP * (count - 1)) / count
+
+    def row(self, items: list[tuple[str, object]]) -> None:
+        """Draw one row: each (title, figure) side by side, titles above, kept on one page."""
+        writer = self.writer
+        charts = [to_chart(self.plt, fig) for _title, fig in items]
+        height = max(c.height for c in charts)
+        title_h = TITLE_SIZE * 1.6
+        writer.ensure(title_h + height + 3 * mm)
+        x = MARGIN
+        for (title, _fig), chart in zip(items, charts):
+            writer.canvas.setFont(writer.font, TITLE_SIZE)
+            writer.canvas.setFillColorRGB(0.15, 0.15, 0.15)
+            writer.canvas.drawString(x, writer.y - TITLE_SIZE, title)
+            self.placements.append(Placement(writer.page - 1, x, writer.y - title_h - chart.height, chart))
+            x += chart.width + ROW_GAP
+        writer.y -= title_h + height + 3 * mm
+
+
+FULL_H = 62 * mm
+HALF_H = 60 * mm
+
+
+def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run: ReportRun, data: dict) -> None:
     writer.heading(text_of(run.title, lang), size=13)
-    policies = ", ".join(data["policies"]) + (" (rotating seats)" if data.get("seat_rotation") and lang == "en" else
-                                               "（席を回転）" if data.get("seat_rotation") else "")
-    writer.paragraph(WORDS["summary"][lang].format(games=data["games"], seed=data["seed"], players=data["players"],
-                                                   policies=policies, version=__version__), size=8.5)
+    policies = _policies(data["policies"], lang, game) + (WORDS["rotating"][lang] if data.get("seat_rotation") else "")
+    players = WORDS["one_player" if data["players"] == 1 else "player_count"][lang].format(n=data["players"])
+    writer.paragraph(WORDS["summary"][lang].format(games=data["games"], seed=data["seed"], players=players,
+                                                   policies=policies, version=__version__), size=8.5, gap=2)
     command = (f"cardgen simulate {data['game']} --games {data['games']} --seed {data['seed']} --players {data['players']}"
                + "".join(f" --policy {p}" for p in data["policies"]) + (" --rotate-seats" if data.get("seat_rotation") else "")
                + (f" --variant {data['variant']}" if data.get("variant", "standard") != "standard" else "") + " --format json")
     writer.paragraph(f"{WORDS['repro'][lang]}: {command}", size=7.5)
     if run.note:
         writer.paragraph(text_of(run.note, lang), size=9)
-    width = writer.width
-    font = writer.font
-    if "cooperative" in data:
-        co = data["cooperative"]
-        lo, hi = co["wilson95"]
-        _chart(writer, WORDS["success"][lang],
-               bar_chart([Bar("", co["success_rate"], lo, hi)], width * 0.4, 110, font, maximum=1.0, percent=True))
-        if data.get("endings"):
-            total = sum(data["endings"].values())
-            bars = [Bar(name, count / total) for name, count in data["endings"].items()]
-            _chart(writer, WORDS["endings"][lang], bar_chart(bars, width, 120, font, maximum=1.0, percent=True, colour=BAR_ALT))
-        scores = {int(k): v for k, v in co.get("scores_of_successes", {}).items()}
-        if scores:
-            _chart(writer, WORDS["success_scores"][lang], histogram(scores, width, 120, font))
-    else:
-        seats = data["seats"]
-        if seats and not data.get("seat_rotation"):
-            bars = [Bar(f"{WORDS['seat'][lang]} {s['seat']}", s["win_rate"], *s["wilson95"]) for s in seats]
-            _chart(writer, WORDS["win_rate"][lang],
-                   bar_chart(bars, width, 130, font, maximum=1.0, percent=True, reference=1 / data["players"]))
-        if data.get("strategies"):
-            bars = [Bar(s["policy"], s["win_rate"], *s["wilson95"]) for s in data["strategies"]]
-            _chart(writer, WORDS["strategies"][lang],
-                   bar_chart(bars, width, 130, font, maximum=1.0, percent=True, reference=1 / data["players"], colour=BAR_ALT))
-        writer.paragraph(f"{WORDS['draws'][lang]}: {data['draw_rate'] * 100:.1f}%", size=9)
     if data.get("metrics"):
-        _draw_metrics(writer, lang, data["metrics"])
-    if data.get("scores"):
+        _draw_metrics(writer, game, lang, data)
+    plt = charts.plt
+    full, half = charts.widths(1), charts.widths(2)
+    multi = data["players"] > 1
+    endings = (data.get("metrics") or {}).get("endings") or {}
+    seat_chart = None
+    ranked = []  # (title, bars, reference) drawn as horizontal bars
+    if multi and "cooperative" not in data:
+        fair = (1 / data["players"], WORDS["fair"][lang].format(share=percent(1 / data["players"])))
+        if data["seats"] and not data.get("seat_rotation"):
+            bars = [Bar(_seat(s["seat"], lang), s["win_rate"], *s["wilson95"]) for s in data["seats"]]
+            seat_chart = (WORDS["win_rate"][lang], bar_figure(
+                plt, bars, full, FULL_H, value_label=WORDS["wins"][lang], category_label=WORDS["seats"][lang],
+                reference=fair))
+        if data.get("strategies"):
+            ranked.append((WORDS["strategies"][lang], WORDS["wins"][lang], fair,
+                           [Bar(_label("policy", s["policy"], lang, game), s["win_rate"], *s["wilson95"])
+                            for s in data["strategies"]]))
+    if endings and ("cooperative" in data or (multi and len(endings) > 1)):
+        ranked.append((WORDS["endings"][lang], WORDS["share"][lang], None,
+                       [Bar(_label("ending", name, lang, game), e["rate"], *e["wilson95"]) for name, e in endings.items()]))
+    if seat_chart:
+        charts.row([seat_chart])
+    # two ranked charts share a row when there is no seat chart above them; one takes the width
+    ranked_width = half if len(ranked) == 2 else full
+    tallest = max([len(bars) for *_rest, bars in ranked] + [0])
+    figures = [(title, bar_figure(plt, bars, ranked_width, _ranked_height(tallest), value_label=axis, reference=reference,
+                                  horizontal=True, colour=BAR_ALT))
+               for title, axis, reference, bars in ranked]
+    if len(figures) == 2:
+        charts.row(figures)
+    else:
+        for item in figures:
+            charts.row([item])
+    pair = []
+    if "cooperative" in data:
+        scores = {int(k): v for k, v in data["cooperative"].get("scores_of_successes", {}).items()}
+        if scores:
+            pair.append((WORDS["success_scores"][lang], scores, WORDS["games_axis"][lang]))
+    elif data.get("scores"):
         counts: dict[int, int] = {}
         for per_seat in data["scores"].values():
             for score, count in per_seat.items():
                 counts[int(score)] = counts.get(int(score), 0) + count
-        _chart(writer, WORDS["scores"][lang], histogram(counts, width, 120, font))
+        pair.append((WORDS["scores"][lang] if multi else WORDS["scores_solo"][lang], counts,
+                     WORDS["seat_scores"][lang] if multi else WORDS["games_axis"][lang]))
     if data.get("length_counts"):
-        lengths = {int(k): v for k, v in data["length_counts"].items()}
-        _chart(writer, WORDS["length"][lang], histogram(lengths, width, 110, font))
-    else:
-        length = data["length"]
-        writer.paragraph(f"{WORDS['length'][lang]}: mean {length['mean']:.1f}, min {length['min']}, "
-                         f"median {length['p50']}, max {length['max']}", size=9)
+        pair.append((WORDS["length"][lang], {int(k): v for k, v in data["length_counts"].items()}, WORDS["games_axis"][lang]))
+    value_labels = {WORDS["length"][lang]: WORDS["decisions"][lang]}
+    if pair:
+        width = half if len(pair) == 2 else full
+        charts.row([(title, histogram_figure(plt, counts, width, HALF_H, count_label=axis,
+                                             value_label=value_labels.get(title, WORDS["score"][lang])))
+                    for title, counts, axis in pair])
 
 
-def _ci(value: dict, key: str = "ci95", percent: bool = False) -> str:
+def _ranked_height(bars: int) -> float:
+    """Height of a horizontal bar chart: room for each bar, the axis and its title."""
+    return max(34 * mm, 17 * bars + 62)
+
+
+def _ci(value: dict | None, key: str = "ci95", percent_value: bool = False) -> tuple[str, str]:
+    """(value, interval) as printed; a dash where the run has no such number."""
     if not value or value.get("mean", value.get("rate")) is None:
-        return "–"
+        return "–", "–"
     mean = value.get("mean", value.get("rate"))
     lo, hi = value.get(key) or value.get("wilson95") or (mean, mean)
-    return f"{mean:.1%} [{lo:.1%}–{hi:.1%}]" if percent else f"{mean:.2f} [{lo:.2f}–{hi:.2f}]"
+    if percent_value:
+        return percent(mean, 1), f"{percent(lo, 1)} – {percent(hi, 1)}"
+    return f"{mean:.2f}", f"{lo:.2f} – {hi:.2f}"
 
 
-def _draw_metrics(writer: PageWriter, lang: str, m: dict) -> None:
-    """The run's balance metrics (cardgen.analysis.metrics) as lines of text."""
-    writer.heading(WORDS["metrics"][lang], size=10.5)
-    lines = [f"length: {_ci(m['length'])}"]
+def _signed(value: float) -> str:
+    return f"{value * 100:+.1f}%".replace("-", "−")
+
+
+def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None:
+    """The run's balance metrics (cardgen.analysis.metrics) as a table with 95 % intervals."""
+    m = data["metrics"]
+    rows = [[WORDS["m_length"][lang], *_ci(m["length"])]]
     if "success_rate" in m:
-        lines.append(f"success: {_ci(m['success_rate'], 'wilson95', True)}")
-    else:
+        rows.insert(0, [WORDS["m_success"][lang], *_ci(m["success_rate"], "wilson95", True)])
+    elif data["players"] > 1:
         for seat in m.get("seat_advantage", []):
             lo, hi = seat["advantage95"]
-            lines.append(f"seat {seat['seat']} advantage (win rate − 1/n): {seat['advantage']:+.1%} [{lo:+.1%}, {hi:+.1%}]")
-        lines.append(f"draws: {_ci(m['draw_rate'], 'wilson95', True)}")
-        lines.append(f"lead changes per game: {_ci(m['lead_changes'])}")
-        lines.append(f"decisiveness (share of the game before the winner leads for good): {_ci(m['decisiveness'])}")
-    for name, e in (m.get("endings") or {}).items():
-        lo, hi = e["wilson95"]
-        lines.append(f"ending {name}: {e['rate']:.1%} [{lo:.1%}–{hi:.1%}]")
-    for line in lines:
-        writer.paragraph(line, size=8.5)
+            rows.append([WORDS["m_seat"][lang].format(seat=_seat(seat["seat"], lang)), _signed(seat["advantage"]),
+                         f"{_signed(lo)} – {_signed(hi)}"])
+        rows.append([WORDS["m_draws"][lang], *_ci(m["draw_rate"], "wilson95", True)])
+        rows.append([WORDS["m_lead"][lang], *_ci(m["lead_changes"])])
+        rows.append([WORDS["m_decisive"][lang], *_ci(m["decisiveness"])])
+    writer.grid([WORDS["measure"][lang], WORDS["value"][lang], WORDS["interval"][lang]], rows,
+                widths=[3.2, 0.9, 1.4], row_height=5.6 * mm, size=8)
+
+
+def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[ReportRun, dict]]) -> None:
+    """Strong against weak policies (analysis.metrics.skill_table) as one table."""
+    rows = []
+    for run, data in results:
+        for row in skill_table([(run, data)]):
+            lo, hi = row["wilson95"]
+            if row["fair"] is None:
+                policy, against = _policies(data["policies"], lang, game), "–"
+                measure = WORDS["m_success"][lang]
+            else:
+                policy = _label("policy", row["policies"], lang, game)
+                against = _policies([p for p in data["policies"] if p != row["policies"]], lang, game)
+                measure = WORDS["win_measure"][lang].format(fair=WORDS["fair"][lang].format(share=percent(row["fair"])))
+            rows.append([str(row["players"]), policy, against, measure,
+                         f"{percent(row['rate'], 1)} [{percent(lo, 1)} – {percent(hi, 1)}]"])
+    if not rows:
+        return
+    writer.ensure(60 * mm)
+    writer.heading(WORDS["skill"][lang], size=12)
+    writer.grid([WORDS["players"][lang], WORDS["policy"][lang], WORDS["against"][lang], WORDS["measure"][lang],
+                 WORDS["rate"][lang]], rows, widths=[0.45, 1.0, 2.0, 1.45, 1.5], row_height=8 * mm, size=8)

@@ -1,0 +1,160 @@
+"""Balance reports, read back from the PDFs: numbers equal simulate's, charts are matplotlib
+vectors with every font embedded, labels in the report's language, no per-seat chart for one player."""
+
+from __future__ import annotations
+
+import io
+import json
+from functools import cache
+
+import pypdfium2 as pdfium
+import pytest
+from click.testing import CliRunner
+from pypdf import PdfReader
+
+from cardgen.cli import cli
+from cardgen.load import load_game
+from cardgen.render.documents.report import build_balance_report, games_of, report_runs, run_report
+
+from .conftest import BUNDLED
+
+
+def page_texts(pdf: bytes) -> list[str]:
+    document = pdfium.PdfDocument(pdf)
+    return [document[i].get_textpage().get_text_range() for i in range(len(document))]
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+@cache
+def results_of(game_id: str, games: int = 40) -> list:
+    return run_report(load_game(game_id), games=games, seed=5, workers=1)
+
+
+@cache
+def report_of(game_id: str, lang: str) -> bytes:
+    return build_balance_report(load_game(game_id), lang, results_of(game_id))
+
+
+def unembedded_fonts(pdf: bytes) -> list[str]:
+    """Every font of every page (and of the forms it draws) without an embedded font program:
+    a Type 3 font, a standard-14 font such as Helvetica, or a descriptor with no FontFile."""
+    bad = []
+
+    def visit(resources, seen) -> None:
+        resources = resources.get_object() if resources is not None else {}
+        for name, font in (resources.get("/Font") or {}).items():
+            font = font.get_object()
+            subtype = font.get("/Subtype")
+            if subtype == "/Type3":
+                bad.append(f"{name}: Type 3")
+                continue
+            target = font["/DescendantFonts"][0].get_object() if subtype == "/Type0" else font
+            descriptor = target.get("/FontDescriptor")
+            files = set(descriptor.get_object().keys()) if descriptor is not None else set()
+            if not files & {"/FontFile", "/FontFile2", "/FontFile3"}:
+                bad.append(f"{name}: {font.get('/BaseFont')} not embedded")
+        for xobject in (resources.get("/XObject") or {}).values():
+            xobject = xobject.get_object()
+            if xobject.get("/Subtype") == "/Form" and id(xobject) not in seen:
+                seen.add(id(xobject))
+                visit(xobject.get("/Resources"), seen)
+
+    for page in PdfReader(io.BytesIO(pdf)).pages:
+        visit(page.get("/Resources"), set())
+    return bad
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_every_font_of_a_balance_report_is_embedded(game_id):
+    pdf = report_of(game_id, "ja")
+    assert unembedded_fonts(pdf) == []
+    reader = PdfReader(io.BytesIO(pdf))
+    for page in reader.pages:      # charts are vectors, not pictures
+        xobjects = (page["/Resources"].get("/XObject") or {}).values()
+        assert not [x for x in xobjects if x.get_object().get("/Subtype") == "/Image"]
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("ja", ["プレイヤーの選択数（1ゲーム）", "ゲーム数", "席ごとの勝率", "公平な取り分25%", "得点"]),
+    ("en", ["Player decisions per game", "Games", "Win rate by seat", "fair share 25%", "Score"]),
+])
+def test_chart_labels_are_text_in_the_reports_language(lang, words):
+    text = squash("".join(page_texts(report_of("llll", lang))))
+    for word in words:
+        assert squash(word) in text, word
+
+
+def test_per_seat_chart_only_for_multi_player_runs():
+    pages = page_texts(report_of("ohanatsumi", "en"))
+    runs = report_runs(load_game("ohanatsumi"))
+    solo_title = next(r.title["en"] for r in runs if r.players == 1)
+    solo = next(p for p in pages if solo_title in p)
+    multi = [p for p in pages if "4 players, balanced bots" in p]
+    assert "Win rate by seat" not in solo and "Seat 1 advantage" not in solo
+    assert "Scores" in solo and "Player decisions per game" in solo
+    assert multi and "Win rate by seat" in multi[0]
+
+
+def test_report_is_reproducible():
+    game = load_game("alice")
+    assert build_balance_report(game, "en", results_of("alice")) == build_balance_report(game, "en", results_of("alice"))
+
+
+def test_runs_name_their_own_game_count(game_copy, tmp_path):
+    folder = game_copy("alice")
+    (folder / "templates").mkdir()
+    (folder / "templates" / "report.yaml").write_text(
+        "runs:\n  - title: {ja: 短い, en: Short}\n    players: 1\n    variant: solo\n    games: 7\n", encoding="utf-8")
+    run, = report_runs(load_game(str(folder)))
+    assert games_of(run, None) == 7 and games_of(run, 30) == 30      # --games overrides the run's own
+    result = CliRunner().invoke(cli, ["report", str(folder), "--seed", "1", "--out", str(tmp_path / "out"),
+                                      "--lang", "en", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    pdf = (tmp_path / "out" / "alice" / "alice-balance.pdf").read_bytes()
+    assert "7games·seed1" in squash("".join(page_texts(pdf)))
+
+
+def test_a_bad_game_count_is_refused_at_its_line(game_copy, tmp_path):
+    folder = game_copy("alice")
+    (folder / "templates").mkdir()
+    (folder / "templates" / "report.yaml").write_text(
+        "runs:\n  - title: {ja: 短い, en: Short}\n    players: 1\n    games: many\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["report", str(folder), "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "report.yaml:4:" in result.output and "Traceback" not in result.output
+
+
+def test_report_numbers_equal_simulate_json(tmp_path):
+    game = load_game("requiem")
+    results = run_report(game, games=120, seed=7, workers=1)
+    run, data = results[0]
+    cli_result = CliRunner().invoke(cli, ["simulate", "requiem", "--games", "120", "--seed", "7", "--players", "3",
+                                          *sum((["--policy", p] for p in run.policies), []), "--format", "json"])
+    assert cli_result.exit_code == 0, cli_result.output
+    printed = json.loads(cli_result.output[cli_result.output.index("{"):])
+    for key in ("games", "seed", "players", "policies", "endings", "cooperative", "length", "scores"):
+        assert printed[key] == data[key], key
+    text = squash("".join(page_texts(build_balance_report(game, "en", results))))
+    rate = data["cooperative"]["success_rate"] * 100
+    assert squash(f"{rate:.1f}%") in text
+    assert squash("120 games · seed 7 · 3 players") in text
+    assert "cardgen0.1.0" in text
+
+
+def test_report_runs_are_data():
+    runs = report_runs(load_game("ohanatsumi"))
+    comparison = runs[0]
+    assert comparison.rotate and set(comparison.policies) >= {"lightest", "greedy", "cautious"}
+
+
+def test_report_command_writes_pdf(tmp_path):
+    result = CliRunner().invoke(cli, ["report", "alice", "--games", "40", "--seed", "3", "--out", str(tmp_path),
+                                      "--lang", "en", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    pdf = (tmp_path / "alice" / "alice-balance.pdf").read_bytes()
+    text = squash("".join(page_texts(pdf)))
+    assert "Successrate" in text and "40games·seed3" in text
+
+
