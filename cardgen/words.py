@@ -74,14 +74,26 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
                         continue
                     allowed = set(_PLACEHOLDER.findall(known.words[key].get(LANGUAGES[0])))
                     for lang in LANGUAGES:
-                        extra = set(_PLACEHOLDER.findall(text.get(lang))) - allowed
-                        if extra:
-                            r.error(value_node, f"words.{key}.{lang} uses {', '.join('{' + e + '}' for e in sorted(extra))}; "
-                                                f"this word may use only {', '.join('{' + a + '}' for a in sorted(allowed)) or 'no placeholder'}")
+                        problem = _placeholder_problem(text.get(lang), allowed)
+                        if problem:
+                            r.error(value_node, f"words.{key}.{lang}: {problem}")
                 words[key] = text
     labels = read_labels(r, top["labels"][1]) if "labels" in top else {}
     r.raise_if_any()
     return Words(words, labels)
+
+
+def _placeholder_problem(template: str, allowed: set[str]) -> str | None:
+    """Why an override's `template` is unsafe or unusable: a placeholder the word does not
+    have, or a brace that is not `{name}` (`{n.__class__}`, `{0}`), which `str.format` would
+    evaluate; None when it is fine."""
+    shown = ", ".join("{" + a + "}" for a in sorted(allowed)) or "no placeholder"
+    extra = sorted(set(_PLACEHOLDER.findall(template)) - allowed)
+    if extra:
+        return f"'{{{extra[0]}}}' is not a field of this word; it may use {shown}"
+    if "{" in _PLACEHOLDER.sub("", template) or "}" in _PLACEHOLDER.sub("", template):
+        return f"braces may only hold a field name ({shown}), not expressions; write the word without other braces"
+    return None
 
 
 def read_labels(r: SchemaReader, node: yaml.Node, what: str = "labels") -> dict[str, dict[str, Text]]:
@@ -134,6 +146,17 @@ def word(key: str, lang: str, game: Game | None = None, **fields: Any) -> str:
     if text is None:
         text = bundled().words[key]
     return fill(text.get(lang), fields)
+
+
+def group(name: str, lang: str, game: Game | None = None) -> dict[str, str]:
+    """Every word of group `name` ("rulebook") in `lang`, unfilled, for code that fills them
+    itself. Safe to `str.format`: an override holds only the bundled word's `{name}` fields."""
+    own = game_words(game)
+    prefix = f"{name}."
+    out = {key[len(prefix):]: text.get(lang) for key, text in bundled().words.items() if key.startswith(prefix)}
+    if own is not None:
+        out.update({key[len(prefix):]: text.get(lang) for key, text in own.words.items() if key.startswith(prefix)})
+    return out
 
 
 def text(key: str, game: Game | None = None, **fields: Any) -> Text:
@@ -244,5 +267,5 @@ def missing_labels(game: Game) -> list[Problem]:
     return problems
 
 
-__all__ = ["word", "text", "label", "find_label", "policy_label", "field_label", "field_value", "label_kind",
+__all__ = ["word", "group", "text", "label", "find_label", "policy_label", "field_label", "field_value", "label_kind",
            "missing_labels", "read_labels", "fill", "bundled", "game_words", "Words"]

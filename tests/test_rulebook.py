@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from cardgen import words
 from cardgen.errors import DataError
 from cardgen.load import bundled_game_ids, bundled_games_dir, load_game
 from cardgen.model import Text
 from cardgen.render.documents.markdown import MarkdownLimit
-from cardgen.render.documents.rulebook import build_rulebook, load_style, parse_markdown, write_rulebooks
+from cardgen.render.documents.rulebook import build_rulebook, parse_markdown, write_rulebooks
 
 GAMES = ["llll", "requiem", "alice", "ohanatsumi"]
 LANGS = ["ja", "en"]
@@ -80,7 +81,7 @@ def test_every_decision_is_printed_and_marked(texts, game_id, lang):
     game = load_game(game_id)
     assert game.decisions, game_id
     flat = squash("".join(texts[game_id, lang]))
-    label = load_style(game_id)["labels"][lang]["decision"]
+    label = words.word("rulebook.decision", lang)
     for number, decision in enumerate(game.decisions, 1):
         assert squash(decision.text.get(lang)) in flat, f"{game_id}/{lang}: decision {decision.id} missing"
         assert squash(f"{label} D{number}") in flat, f"{game_id}/{lang}: decision {decision.id} not marked"
@@ -100,7 +101,7 @@ def test_table_of_contents_lists_chapters_with_pages(books, texts, game_id, lang
     outline = reader.outline
     assert len(outline) >= 5, "the PDF outline (bookmarks) is missing"
     contents = texts[game_id, lang][0]
-    assert load_style(game_id)["labels"][lang]["contents"] in contents
+    assert words.word("rulebook.contents", lang) in contents
     flat_contents = squash(contents)
     for entry in outline:
         if isinstance(entry, list):  # sections under a chapter

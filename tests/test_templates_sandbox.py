@@ -288,10 +288,11 @@ def test_figures_with_an_unknown_item_type(folder):
     _refused(lambda: build_rulebook(load_game(str(root)), "en"), "figures.yaml", line, "dragon")
 
 
-def test_style_label_may_not_reach_into_objects(folder):
+def test_an_interface_word_may_not_reach_into_objects(folder):
     root = folder()
-    (root / "templates" / "style.yaml").write_text("labels:\n  en:\n    cards_unit: \"{n.__class__}\"\n", encoding="utf-8")
-    _refused(lambda: build_rulebook(load_game(str(root)), "en"), "style.yaml", 3, "not a field")
+    (root / "templates" / "words.yaml").write_text(
+        "words:\n  rulebook:\n    cards_unit: {ja: \"{n}枚\", en: \"{n.__class__}\"}\n", encoding="utf-8")
+    _refused(lambda: build_rulebook(load_game(str(root)), "en"), "words.yaml", 3, "braces may only hold a field name")
 
 
 def test_style_override_of_a_game_folder_is_checked(folder):

@@ -119,7 +119,7 @@ def test_a_game_may_override_a_word_but_not_add_placeholders(tmp_path):
     with pytest.raises(DataError) as caught:
         words.word("rulebook.contents", "ja", load_game(root))
     messages = sorted((p.location.line, p.message.split(" ")[0]) for p in caught.value.problems)
-    assert messages == [(3, "words.rulebook.contents.ja"), (4, "words.rulebook.contnets")]
+    assert messages == [(3, "words.rulebook.contents.ja:"), (4, "words.rulebook.contnets")]
 
 
 def test_policies_are_labelled_with_their_settings():

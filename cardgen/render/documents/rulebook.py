@@ -49,6 +49,7 @@ from .directives import Directives, appendix_flowables
 from .markdown import Block, MarkdownLimit, parse_markdown
 from .page_template import _PageTotal, _page_decorator, _canvas_maker
 from .paragraph import Heading, TextBlock, TStyle, game_terms
+from ... import words
 from .style import LANGS, load_style, templates_dir
 from .toc import Contents, _DocTemplate
 
@@ -65,7 +66,7 @@ class _Builder(Directives):
         self.game = game
         self.lang = lang
         self.style = load_style(game)
-        self.labels = self.style["labels"][lang]
+        self.labels = words.group("rulebook", lang, game)  # the one place of interface words
         self.fonts = register_fonts()
         fonts = self.style["fonts"]
         self.body_font, self.strong_font = fonts["body"], fonts["strong"]

@@ -1,21 +1,20 @@
-"""Rulebook settings: `templates/rulebook/style.yaml` (page, fonts, type sizes, colours, labels),
-merged with a game folder's own `templates/style.yaml`, read through the schema reader."""
+"""Rulebook settings: `templates/rulebook/style.yaml` (page, fonts, type sizes, colours),
+merged with a game folder's own `templates/style.yaml`, read through the schema reader.
+The words a rulebook prints are in `templates/common/words.yaml` (cardgen/words.py)."""
 
 from __future__ import annotations
 
-import string
 from pathlib import Path
-
-import yaml
 
 from ...errors import DataError, Problem
 from ...fonts import GOTHIC, MINCHO
 from ...io import paths
 from ...io.reader import SchemaReader, display_path
 from ...io.schema import Dict, List, Map, Num, Str, validate
+from ...langs import LANGUAGES
 from ...model import Game, Location
 
-LANGS = ("ja", "en")
+LANGS = LANGUAGES
 
 
 def _deep_merge(base: dict, over: dict) -> dict:
@@ -38,9 +37,6 @@ _TYPE_ENTRY = Map({"size": Num(3, 72), "leading": Num(3, 120)})
 _TYPE_KINDS = ("body", "small", "table", "h1", "h2", "h3", "title")
 _COLOURS = ("ink", "muted", "accent", "rule", "header_fill", "zebra_fill", "note_fill", "decision_fill", "decision_bar",
             "card_face", "card_back", "zone_fill")
-# Labels formatted with str.format, and the only fields they may name.
-_LABEL_FIELDS = {"cards_unit": {"n"}, "copies_of": {"n"}, "players_value": {"min", "max"}, "players_value_one": {"min"},
-                 "decisions_intro": {"source"}, "page_of": {"page", "total"}}
 
 
 def _style_spec(partial: bool) -> Map:
@@ -55,28 +51,7 @@ def _style_spec(partial: bool) -> Map:
         "type": m({lang: Map({k: _TYPE_ENTRY for k in _TYPE_KINDS}, optional=set(_TYPE_KINDS) if partial else set())
                    for lang in LANGS}),
         "colours": Dict(Str(), List(Num(0, 1), min_items=3, max_items=3), max_items=100),
-        "labels": m({lang: Dict(Str(), Str(), max_items=200) for lang in LANGS}),
     })
-
-
-def _check_labels(r: SchemaReader, node: yaml.Node) -> None:
-    """Labels may name only the fields the renderer fills in (`{n}`), nothing like `{n.__class__}`."""
-    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
-        if key.value != "labels" or not isinstance(value, yaml.MappingNode):
-            continue
-        for _lang, per_lang in value.value:
-            for label_key, label_node in per_lang.value if isinstance(per_lang, yaml.MappingNode) else []:
-                allowed = _LABEL_FIELDS.get(label_key.value, set())
-                try:
-                    fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(str(label_node.value))
-                              if f is not None]
-                except ValueError as exc:
-                    r.error(label_node, f"labels.{label_key.value}: {exc}; write a literal brace as {{{{ or }}}}")
-                    continue
-                for name, spec, conv in fields:
-                    if name not in allowed or spec or conv:
-                        hint = ", ".join("{" + a + "}" for a in sorted(allowed)) or "none (write a literal brace as {{ or }})"
-                        r.error(label_node, f"labels.{label_key.value}: '{{{name}}}' is not a field of this label; fields: {hint}")
 
 
 def _read_style(path: Path, partial: bool) -> dict:
@@ -86,7 +61,6 @@ def _read_style(path: Path, partial: bool) -> dict:
         r.raise_if_any()
         return {}
     value = validate(r, node, _style_spec(partial), "style")
-    _check_labels(r, node)
     r.raise_if_any()
     return value or {}
 
@@ -102,11 +76,6 @@ def load_style(game: Game | str) -> dict:
     own = None if isinstance(game, str) else paths.game_template(game, "style.yaml")
     if own is not None:
         base = _deep_merge(base, _read_style(own, partial=True))
-    for lang in LANGS:
-        missing = sorted(set(_LABEL_FIELDS) - set(base["labels"][lang]))
-        if missing:
-            raise DataError([Problem(Location(display_path(own or templates_dir() / "style.yaml"), 1, 1),
-                                     f"labels.{lang}: missing {', '.join(missing)}; add them")])
     missing = sorted(set(_COLOURS) - set(base["colours"]))
     if missing:
         raise DataError([Problem(Location(display_path(own or templates_dir() / "style.yaml"), 1, 1),
