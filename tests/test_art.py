@@ -4,6 +4,7 @@ resolution, hostile files refused at their line. Fixture: tests/fixtures/art_gam
 
 from __future__ import annotations
 
+import ctypes
 import io
 import os
 import shutil
@@ -103,8 +104,20 @@ def test_svg_stays_vector_with_its_text(art_game):
     kinds = {obj.type for obj in doc[green_front].get_objects(max_depth=4)}
     assert pdfium.raw.FPDF_PAGEOBJ_IMAGE not in kinds
     assert pdfium.raw.FPDF_PAGEOBJ_PATH in kinds
-    assert "ART" in doc[green_front].get_textpage().get_text_range()
+    # its text stays text, in a bundled font (green.svg names a font file outside the folder: not opened)
+    textpage = doc[green_front].get_textpage()
+    text = textpage.get_text_range()
+    assert "絵 ART" in text
+    start = text.index("絵 ART")
+    assert {_font_of(textpage, i) for i in (start, start + 2, start + 4)} == {"IPAexGothic"}
     assert near(pixel(page_image(pdf, green_front), 18, 16), (16, 160, 64))  # contain: x 16.5..46.5
+
+
+def _font_of(textpage, index: int) -> str:
+    """The name of the font PDFium says character `index` is drawn with (subset prefix dropped)."""
+    buffer = ctypes.create_string_buffer(256)
+    length = pdfium.raw.FPDFText_GetFontInfo(textpage.raw, index, buffer, 256, None)
+    return buffer.raw[:max(0, length - 1)].decode("utf-8").split("+")[-1]
 
 
 def test_pixels_inside_the_art_box_have_the_art_colour(art_game):

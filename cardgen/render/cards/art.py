@@ -150,6 +150,26 @@ def _css_problem(css: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _font_map():
+    """svglib's font lookup with every family mapped to the bundled IPAex fonts (Japanese and Latin glyphs):
+    its own lookup would open a file named after the SVG's font-family or ask fontconfig, both outside
+    the game folder, and print Japanese text with Helvetica (no glyphs)."""
+    from svglib.fonts import FontMap
+
+    from ...fonts import register_fonts
+
+    gothic, mincho = register_fonts()
+
+    class BundledFonts(FontMap):
+        def find_font(self, font_name: str, weight: str = "normal", style: str = "normal") -> tuple[str, bool]:
+            name = font_name.lower()
+            serif = ("serif" in name and "sans" not in name) or "mincho" in name or "明朝" in name or "times" in name
+            return (mincho if serif else gothic), False
+
+    return BundledFonts()
+
+
 def _check_uses(root, bad) -> None:
     """<use> copies what it names: refuse a copy of a copy and more copied elements than MAX_SVG_ELEMENTS
     (nested <use> grows exponentially: ten levels of ten copies are 10^10 shapes from 100 elements)."""
@@ -206,7 +226,7 @@ def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
             raise bad(f"a <style> uses {why}")
     _check_uses(root, bad)
     try:
-        drawing = SvgRenderer(str(path), external_reference_root=str(path.parent)).render(root)
+        drawing = SvgRenderer(str(path), external_reference_root=str(path.parent), font_map=_font_map()).render(root)
     except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
         raise bad(f"it cannot be converted ({type(exc).__name__}: {exc})") from None
     width, height = float(getattr(drawing, "width", 0) or 0), float(getattr(drawing, "height", 0) or 0)
