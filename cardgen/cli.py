@@ -101,6 +101,18 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
         sys.exit(1)
 
 
+@cli.command("new")
+@click.argument("name", type=click.Path(file_okay=False))
+@click.option("--from", "from_game", metavar="GAME", help="Start from a copy of this bundled game (its folder and the templates it uses), renamed NAME.")
+@click.option("--cards", "cards", type=click.Choice(["yaml", "csv", "xlsx"]), default="yaml", show_default=True, help="Keep the card list in cards.yaml, cards.csv or cards.xlsx.")
+def new(name: str, from_game: str | None, cards: str) -> None:
+    """Write a new game folder NAME that checks and builds as it is (NAME is also the game's id)."""
+    from .scaffold import new_game
+
+    folder = new_game(name, from_game, cards)
+    click.echo(f"wrote {folder}/: now `cardgen check {folder}` and `cardgen build {folder}`")
+
+
 @cli.command()
 @click.argument("game")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "xlsx"]), default="json", help="Output format (csv and xlsx read back as the game's card list).")

@@ -99,3 +99,56 @@ def test_build_and_check_say_which_optional_output_they_skipped(tmp_path, monkey
     checked = CliRunner().invoke(cli, ["check", str(folder), "--no-simulate"])
     assert "optional-output: playtest kit skipped: no templates/playtest.yaml" in checked.output
     assert "optional-output: cards use the generic layout: no templates/layout.yaml" in checked.output
+
+
+# --- cardgen new ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cards", ["yaml", "csv", "xlsx"])
+def test_a_new_game_checks_and_builds_as_generated(cards, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    made = runner.invoke(cli, ["new", "mygame", "--cards", cards])
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "mygame"
+    lists = sorted(p.name for p in folder.iterdir() if p.name.startswith("cards."))
+    assert lists == [f"cards.{cards}"]
+    for name in ("game.yaml", "rules.ja.md", "rules.en.md", "mapping.yaml", "templates/layout.yaml", "art/sun.svg"):
+        assert (folder / name).is_file(), name
+    checked = runner.invoke(cli, ["check", "mygame"])
+    assert checked.exit_code == 0, checked.output
+    assert "optional-output: playtest kit skipped" in checked.output
+    built = runner.invoke(cli, ["build", "mygame", "--workers", "1", "--only", "sheets", "--only", "rules", "--only", "standard"])
+    assert built.exit_code == 0, built.output
+    out = tmp_path / "output" / "mygame"
+    sheets = PdfReader(out / "mygame-cards-a4.pdf")
+    assert len(sheets.pages) == 5  # 12 cards: two fronts, two backs, and the card checklist
+    assert "太陽" in sheets.pages[0].extract_text()
+    assert "A sample game for 2–4 players with 12 cards" in PdfReader(out / "mygame-rules-en.pdf").pages[1].extract_text()
+    assert (out / "mygame-standard-deck.pdf").is_file()
+
+
+def test_a_new_game_from_a_bundled_one_is_its_own(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(cli, ["new", "letters", "--from", "llll"])
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "letters"
+    assert sorted(p.name for p in (folder / "templates").iterdir()) == ["figures.yaml", "layout.yaml", "playtest.yaml", "report.yaml"]
+    game = load_game(folder)
+    assert game.id == "letters" and game.total == 32
+    # it no longer needs the bundled templates of 'llll': each is found in its own folder
+    from cardgen.io.paths import game_template
+    for name in ("layout.yaml", "figures.yaml", "playtest.yaml", "report.yaml"):
+        assert game_template(game, name) == folder / "templates" / name
+    assert [r for r in check_outputs(game) if not r.ok] == []
+
+
+def test_new_refuses_what_it_cannot_make(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine", encoding="utf-8")
+    for args, message in ((["new", "taken"], "already exists"), (["new", "bad name"], "may use only letters"),
+                          (["new", "x", "--from", "nope"], "no such bundled game")):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1 and message in result.output, result.output
+    assert (tmp_path / "taken" / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert not (tmp_path / "x").exists() and not list(tmp_path.glob(".*new"))

@@ -1,0 +1,230 @@
+"""`cardgen new NAME`: a game folder that checks and builds as it is, for a designer to change.
+
+Without `--from` it is a small sample game (three card types, a layout of its own with the
+sample art, rules in Japanese and English, a standard-deck mapping); with `--from GAME` it is a
+copy of a bundled game's folder, with the bundled templates that game uses copied into its own
+`templates/` and its id changed to NAME, so nothing still depends on the bundled game's id.
+`--cards csv|xlsx` keeps the card list in a spreadsheet instead of cards.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from .errors import CardgenError
+from .io import paths
+from .io.spreadsheet import CARD_LISTS
+from .load import bundled_games_dir, bundled_game_ids, load_game
+
+CARD_FORMATS = ("yaml", "csv", "xlsx")
+# The files of a game's own templates/ that `--from` copies (each found by paths.game_template).
+OWN_TEMPLATES = ("layout.yaml", "playtest.yaml", "report.yaml", "figures.yaml", "style.yaml", "words.yaml")
+
+
+def new_game(target: str | Path, from_game: str | None = None, cards: str = "yaml") -> Path:
+    """Write a new game folder at `target` (its name is the game id); return the folder."""
+    folder = Path(target)
+    game_id = folder.name
+    bad = paths.portable_name_problem(game_id, "game name")
+    if bad:
+        raise CardgenError(f"{bad}; the folder name is the game's id")
+    if cards not in CARD_FORMATS:
+        raise CardgenError(f"--cards {cards!r} is unknown; use one of {', '.join(CARD_FORMATS)}")
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise CardgenError(f"{folder}: already exists and is not an empty folder; choose another name or remove it")
+    if from_game is not None and from_game not in bundled_game_ids():
+        raise CardgenError(f"--from {from_game}: no such bundled game; use one of {', '.join(bundled_game_ids())}")
+    # built in a hidden folder beside it, under the game's own name (so it loads), then moved
+    # into place: the folder appears whole, or not at all
+    scratch = folder.parent / f".{game_id}.new"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    staging = scratch / game_id
+    try:
+        scratch.mkdir(parents=True)
+        if from_game is None:
+            _write_sample(staging, game_id)
+        else:
+            _copy_bundled(staging, from_game, game_id)
+        if cards != "yaml":
+            _card_list_as(staging, cards)
+        if folder.exists():
+            folder.rmdir()
+        staging.rename(folder)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return folder
+
+
+def _copy_bundled(folder: Path, source_id: str, game_id: str) -> None:
+    shutil.copytree(bundled_games_dir() / source_id, folder)
+    source = load_game(source_id)
+    own = folder / paths.GAME_TEMPLATES
+    for name in OWN_TEMPLATES:
+        found = paths.game_template(source, name)
+        if found is not None:
+            own.mkdir(exist_ok=True)
+            shutil.copyfile(found, own / name)
+    game_yaml = folder / "game.yaml"
+    text = game_yaml.read_text(encoding="utf-8")
+    renamed, count = re.subn(rf"(?m)^id:[ \t]*['\"]?{re.escape(source_id)}['\"]?[ \t]*$", f"id: {game_id}", text)
+    if count != 1:
+        raise CardgenError(f"{source_id}: cannot find the line 'id: {source_id}' in its game.yaml to rename it")
+    game_yaml.write_text(renamed, encoding="utf-8")
+
+
+def _card_list_as(folder: Path, fmt: str) -> None:
+    """Replace the folder's cards.yaml by the same card list as cards.<fmt>."""
+    from .export import to_csv, to_xlsx
+
+    game = load_game(folder)
+    (folder / "cards.yaml").unlink()
+    if fmt == "csv":
+        (folder / "cards.csv").write_text(to_csv(game), encoding="utf-8")
+    else:
+        (folder / "cards.xlsx").write_bytes(to_xlsx(game))
+    assert sum((folder / name).exists() for name in CARD_LISTS) == 1
+
+
+def _write_sample(folder: Path, game_id: str) -> None:
+    (folder / paths.GAME_TEMPLATES).mkdir(parents=True)
+    (folder / "art").mkdir()
+    files = {
+        "game.yaml": SAMPLE_GAME.format(id=game_id),
+        "cards.yaml": SAMPLE_CARDS,
+        "rules.ja.md": SAMPLE_RULES_JA,
+        "rules.en.md": SAMPLE_RULES_EN,
+        "mapping.yaml": SAMPLE_MAPPING,
+        f"{paths.GAME_TEMPLATES}/layout.yaml": SAMPLE_LAYOUT,
+        "art/sun.svg": SAMPLE_ART.format(fill="#E8A33D", shape='<circle cx="50" cy="50" r="30"/>'),
+        "art/moon.svg": SAMPLE_ART.format(fill="#5B6C9A", shape='<path d="M62 18a34 34 0 1 0 0 64a27 27 0 1 1 0-64z"/>'),
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+SAMPLE_GAME = """\
+# {id}: a new game made by `cardgen new`. Change anything; `cardgen check {id}` says what is wrong
+# and where. The format of this file and of cards.yaml: card_data/SCHEMA.md in cardgen.
+id: {id}
+title: {{ja: 新しいゲーム, en: A New Game}}
+players: {{min: 2, max: 4}}
+card_size: poker
+summary:
+  ja: 太陽と月のカードで強さを比べる、小さなサンプルゲームです。
+  en: A small sample game in which suns and moons compare their strength.
+card_fields:
+  power: {{type: int, min: 1, max: 9, required: true, label: {{ja: 強さ, en: Power}}}}
+  suit: {{type: enum, values: [sun, moon], required: true, label: {{ja: 種類, en: Suit}}}}
+  ability: {{type: text, label: {{ja: 能力, en: Ability}}}}
+labels:
+  suit:
+    sun: {{ja: 太陽, en: Sun}}
+    moon: {{ja: 月, en: Moon}}
+components:
+  - {{id: rules, name: {{ja: ルール説明書, en: rulebook}}, count: 1}}
+"""
+
+SAMPLE_CARDS = """\
+# One entry per card type; `count` copies of each. Fields are declared in game.yaml.
+total: 12
+types:
+  - id: sun
+    name: {ja: 太陽, en: Sun}
+    count: 5
+    suit: sun
+    copies: [{power: 1}, {power: 3}, {power: 5}, {power: 7}, {power: 9}]
+  - id: moon
+    name: {ja: 月, en: Moon}
+    count: 5
+    suit: moon
+    copies: [{power: 2}, {power: 4}, {power: 6}, {power: 8}, {power: 9}]
+  - id: eclipse
+    name: {ja: 日食, en: Eclipse}
+    count: 2
+    suit: moon
+    power: 5
+    ability: {ja: 出したとき、太陽のカード１枚を捨てる。, en: "When played, discard one sun card."}
+"""
+
+SAMPLE_LAYOUT = """\
+# The card faces of this game: boxes placed in mm on the card (W and H are its width and
+# height). Text is a Jinja template over the card's fields. See the bundled layouts in
+# cardgen's templates/ for more (icons, backs, strings, vars).
+include: [common/backs.yaml]
+
+colours:
+  paper: "#FFFDF8"
+  ink: "#2B2B2B"
+  soft_ink: "#6B6B6B"
+  sun: "#E8A33D"
+  sun_tint: "#FBEBD0"
+  moon: "#5B6C9A"
+  moon_tint: "#E3E7F1"
+
+cards:
+  - front:
+      - {name: paper, kind: rect, at: full, fill: paper, bleed: true}
+      - {name: band, kind: rect, at: [0, 0, W, 16], fill: "{{ card.suit }}_tint", bleed: true}
+      - {name: power, kind: text, at: [4, 3, 12, 10], text: "{{ card.power }}", font: mincho, size: 20, align: center, valign: middle, colour: "{{ card.suit }}", bold: true}
+      - {name: name, kind: text, at: [17, 3, "W-21", 10], text: "{{ name }}", font: mincho, size: 14, min_size: 8, valign: middle, colour: ink, bold: true}
+      # the picture area (replace it with your art)
+      - {name: art, kind: rect, at: [6, 20, "W-12", 36], fill: "{{ card.suit }}_tint", stroke: "{{ card.suit }}", stroke_width: 0.6, radius: 2.5}
+      - {name: suit_mark, kind: icon, icon: star, at: ["W/2-8", 30, 16, 16], colour: "{{ card.suit }}"}
+      - {name: ability, kind: text, at: [6, 60, "W-12", 18], text: "{{ card.ability or '' }}", size: 9, min_size: 6.5, leading: 1.32, colour: ink}
+      - {name: card_id, kind: text, at: ["W-24", "H-8", 20, 4], text: "{{ card.id }}", size: 6.5, align: right, valign: bottom, colour: soft_ink}
+"""
+
+SAMPLE_RULES_JA = """\
+# 新しいゲーム
+
+{{ players }}人で遊ぶ、{{ total }}枚のカードのサンプルゲームです。このファイルを書き換えて、あなたのゲームのルールにしてください。
+
+## 内容物
+
+{{ component_list() }}
+
+## 遊び方
+
+1. カードをよく混ぜ、各プレイヤーに３枚ずつ配ります。
+2. 全員が同時に１枚を出し、**強さ**が最も大きいカードを出した人がそのカードを全部もらいます。
+3. 手札がなくなったら、もらったカードの多い人の勝ちです。
+"""
+
+SAMPLE_RULES_EN = """\
+# A New Game
+
+A sample game for {{ players }} players with {{ total }} cards. Rewrite this file into the rules of your game.
+
+## Components
+
+{{ component_list() }}
+
+## How to play
+
+1. Shuffle the cards and deal three to each player.
+2. Everyone plays one card at once; whoever played the highest **power** takes all of them.
+3. When the hands are empty, whoever took the most cards wins.
+"""
+
+SAMPLE_MAPPING = """\
+# Playing this game with a standard deck (format: card_data/MAPPING.md in cardgen).
+decks: 1
+value_field: power
+suits:
+  field: suit
+  map:
+    sun: {suit: H, name: {ja: 太陽, en: Sun}}
+    moon: {suit: S, name: {ja: 月, en: Moon}}
+types:
+  eclipse: {print: true, reason: {ja: 能力があるため, en: it has an ability}}
+"""
+
+SAMPLE_ART = """\
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100">
+  <rect width="100" height="100" rx="8" fill="#FFFDF8"/>
+  <g fill="{fill}">{shape}</g>
+</svg>
+"""
