@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from . import sizes
 from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
-from .model import LANGUAGES, Game
+from .langs import LANGUAGES
+from .model import Game
 from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
                            calibration_pdf, compute_layout, sheets_pdf)
@@ -93,8 +94,8 @@ class BuildOptions:
             raise CardgenError(f"--imposition {self.imposition!r} is unknown; use {', '.join(IMPOSITIONS)}")
         if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
             raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
-        if self.lang not in ("ja", "en"):
-            raise CardgenError(f"--lang {self.lang!r} is unknown; use ja or en")
+        if self.lang not in LANGUAGES:
+            raise CardgenError(f"--lang {self.lang!r} is unknown; use {' or '.join(LANGUAGES)}")
         if self.card_size is not None:
             parse_card_size(self.card_size)
         if self.bleed_mm is not None and not 0 <= self.bleed_mm <= 10:
@@ -663,7 +664,7 @@ def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path
     if "rules" in options.outputs:
         from .render.documents.rulebook import build_rulebook
 
-        for lang in ("ja", "en"):
+        for lang in LANGUAGES:
             out.append((base / f"{game.id}-rules-{lang}.pdf", build_rulebook(game, lang, options.paper)))
     if "standard" in options.outputs:
         from .mapping import has_mapping

@@ -10,6 +10,7 @@ from dataclasses import replace
 import click
 
 from .errors import CardgenError
+from .langs import DEFAULT as DEFAULT_LANG, LANGUAGES
 from .load import bundled_game_ids, load_game
 from .presets import PRESET_NAMES
 
@@ -190,7 +191,7 @@ def replay(record: str, position: str | None, fmt: str) -> None:
 @cli.command()
 @click.argument("game")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
-@click.option("--sheet", "sheet_lang", type=click.Choice(["ja", "en"]), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
+@click.option("--sheet", "sheet_lang", type=click.Choice(LANGUAGES), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
 def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
     """Show how GAME plays with standard playing cards: the table, decks needed, cards to print."""
     from .mapping import format_report, load_mapping
@@ -216,7 +217,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @click.option("--crop-marks", type=click.Choice(["corners", "lines", "none"]), default="corners", show_default=True, help="Corner marks, full cut lines, or none.")
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True, help="How the printer flips the sheet for the backs.")
 @click.option("--back-offset", default="0,0", show_default=True, help="X,Y in mm: move the backs to correct the printer (see --calibration).")
-@click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True, help="Language of the cards.")
+@click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
@@ -260,7 +261,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
 @click.argument("game")
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), help="Games of every run, fixed in advance (default: each run's `games:` in report.yaml, else 2000).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
-@click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True, help="Language of the report.")
+@click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
 def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None) -> None:

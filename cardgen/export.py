@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from .io.spreadsheet import COPY_COLUMN, ID_COLUMN, NAME_COLUMNS, NOTE_COLUMNS, SHEET_NAME, TYPE_COLUMN
-from .model import LANGUAGES, Game, Text
+from .langs import LANGUAGES
+from .model import Game, Text
 
 
 def card_rows(game: Game) -> list[dict]:

@@ -132,3 +132,14 @@ def test_draw_inline_uses_the_game_icons_folder_first(art_game):
     assert not icons.inline_known(game, "stra") and not icons.inline_known(None, "coin")
     (art_game / "icons" / "coin.svg").unlink()
     assert not icons.inline_known(load_game(str(art_game)), "coin")
+
+
+def test_unknown_icon_written_in_the_layout_is_an_error_at_the_layout_line(art_game):
+    layout = art_game / "templates" / "layout.yaml"
+    layout.write_text(layout.read_text(encoding="utf-8").replace('text: "{{ name }}"', 'text: "Name :nosuch:"'), encoding="utf-8")
+    game = load_game(str(art_game))
+    with pytest.raises(DataError) as raised:
+        printshop_pdf(game, faces(game), card_size_mm(game), 3.0, "en")
+    problem = raised.value.problems[0]
+    assert problem.location.path.endswith("layout.yaml") and problem.location.line == 7
+    assert "':nosuch:'" in problem.message

@@ -20,7 +20,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from ..errors import DataError, Problem
-from ..model import LANGUAGES, Location, Text
+from ..langs import LANGUAGES
+from ..model import Location, Text
 from . import limits
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

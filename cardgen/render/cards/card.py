@@ -425,14 +425,16 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
 
 def _with_icons(text: str, layout: Layout, box: Box, card: Card) -> str:
     """`text` with its inline icons marked (cardgen.text.mark_icons); an unknown icon is a DataError at the
-    card's cards.yaml line (where the text usually is), else at the box."""
+    box's layout line when the box's text is a constant, else at the card's cards.yaml line (its data)."""
     if not text:
         return text
     game = _CURRENT_GAME.get(id(layout))
     try:
         return mark_icons(text, lambda name: icons.inline_known(game, name))
     except UnknownIcon as exc:
-        raise DataError([Problem(card.location or box.location, (
+        written = box.params.get("text")
+        in_layout = written is not None and written.is_const  # the layout's own words, not a card's
+        raise DataError([Problem((box.location if in_layout else card.location) or box.location, (
             f"card {card.id}: text box '{box.name}' uses icon {exc.markup!r}, but there is no icon '{exc.name}'; "
             f"use one of {', '.join(icons.inline_names(game))} or add {icons.GAME_ICONS}/{exc.name}.svg to the game folder"))]) from None
     except ValueError as exc:

@@ -71,7 +71,8 @@ import yaml
 from ...errors import DataError, Problem
 from ...io import paths, sandbox
 from ...io.reader import SchemaReader
-from ...model import LANGUAGES, Card, Game, Location, Text
+from ...langs import LANGUAGES
+from ...model import Card, Game, Location, Text
 from ...sizes import size_mm
 from . import art, icons
 

@@ -27,6 +27,7 @@ from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 from ...files import write_atomic
 from ...fonts import register_fonts
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
+from ...langs import LANGUAGES
 from ...model import Game, Text
 from ..cards import icons
 from ..cards.icons import suit_width
@@ -548,8 +549,8 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TSt
 
 def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
     """The reference sheet as A4 (or Letter) PDF bytes; the same inputs give the same bytes."""
-    if lang not in ("ja", "en"):
-        raise ValueError(f"language must be ja or en, not {lang!r}")
+    if lang not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {lang!r}")
     report = require_mapping(game)
     gothic, _ = register_fonts()
     title = f"{game.title.get(lang)} — {_w('title', lang)}"
