@@ -64,7 +64,7 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
         for group, (_, group_node) in (r.mapping(top["words"][1], "words", set(), None) or {}).items():
             for name, (key_node, value_node) in (r.mapping(group_node, f"words.{group}", set(), None) or {}).items():
                 key = f"{group}.{name}"
-                text = r.text(value_node, f"words.{key}")
+                text = _exact_text(r, value_node, f"words.{key}")
                 if text is None:
                     continue
                 if known is not None:
@@ -81,6 +81,16 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
     labels = read_labels(r, top["labels"][1]) if "labels" in top else {}
     r.raise_if_any()
     return Words(words, labels)
+
+
+def _exact_text(r: SchemaReader, node: yaml.Node, what: str) -> Text | None:
+    """A {ja, en} word kept exactly as written: a word may need its own leading space
+    (" (seats rotate every game)") or be a separator (", "), which `SchemaReader.text` strips."""
+    entries = r.mapping(node, what, set(LANGUAGES), set(LANGUAGES))
+    if entries is None or set(entries) != set(LANGUAGES):
+        return None
+    values = {lang: r.scalar(entries[lang][1], f"{what}.{lang}", "str") for lang in LANGUAGES}
+    return None if None in values.values() else Text(**values)
 
 
 def _placeholder_problem(template: str, allowed: set[str]) -> str | None:

@@ -233,3 +233,12 @@ def test_no_internal_id_in_any_document(built_documents, game_id):
         for page, text in enumerate(pdf_pages(pdf), 1):
             leaks += [f"{pdf.parts[-3]}/{pdf.name} p{page}: {value}" for value in sorted(leaked_ids(text, ids, lang))]
     assert leaks == []
+
+
+def test_a_word_keeps_its_own_spaces(tmp_path):
+    """Separators and suffixes are words too; reading a words file must not strip them."""
+    root = _copy_game(tmp_path, "llll")
+    (root / "templates").mkdir()
+    (root / "templates" / "words.yaml").write_text(
+        'words:\n  playtest:\n    back_title: {ja: "{name}（裏）", en: "{name}  (reverse) "}\n', encoding="utf-8")
+    assert words.word("playtest.back_title", "en", load_game(root), name="Maid") == "Maid  (reverse) "
