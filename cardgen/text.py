@@ -184,8 +184,12 @@ _SHORTFALL_COST = 1.0   # per em, in a justified line
 _RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phrases matter more
 #: Single kana that join two kanji as a particle (a word boundary), not as okurigana (捨て札).
 _PARTICLES = frozenset("のをにがはでともへやか")
-#: A Latin line is hyphenated when it would otherwise be left emptier than this fraction.
+#: A Latin line is hyphenated when it would otherwise be left emptier than this fraction, the
+#: word has this many letters, and the measure is this many em wide (a narrow table column is
+#: set ragged, not hyphenated: "Next or-der" in a header helps nobody).
 _HYPHENATE_WHEN_EMPTIER = 1 / 7
+_HYPHENATE_MIN_LETTERS = 7
+_HYPHENATE_MIN_MEASURE = 18
 _EPS = 1e-6
 
 
@@ -312,7 +316,8 @@ def hyphen_points(word: str) -> tuple[tuple[int, bool], ...]:
 
 
 def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
-                 hyphenate: bool) -> list[LineSpan]:
+                 hyphenate: bool, em: float) -> list[LineSpan]:
+    hyphenate = hyphenate and width >= _HYPHENATE_MIN_MEASURE * em
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
@@ -348,7 +353,8 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
             continue
         used = prefix[line_end] - prefix[line_start]
         cut = None
-        if (hyphenate and width - used > _HYPHENATE_WHEN_EMPTIER * width) or prefix[b] - prefix[a] > width:
+        if (hyphenate and width - used > _HYPHENATE_WHEN_EMPTIER * width
+                and sum(ch.isalpha() for ch in text[a:b]) >= _HYPHENATE_MIN_LETTERS) or prefix[b] - prefix[a] > width:
             cut = _hyphen_cut(text, a, b, prefix, prefix[line_start], width, hyphen_width)
         if cut is not None:
             out.append(LineSpan(base + line_start, base + cut[0], cut[1]))
@@ -391,7 +397,7 @@ def break_spans(text: str, widths: list[float], width: float, lang: str, em: flo
             lines = _ja_spans(para, pos, ws, width, em, compounds,
                               _SHORTFALL_COST if justified else _RAGGED_SHORTFALL_COST)
         else:
-            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate)
+            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em)
         lines = lines or [LineSpan(pos, pos)]
         lines[-1] = LineSpan(lines[-1].start, lines[-1].end, lines[-1].hyphen, True)
         out.extend(lines)

@@ -1,7 +1,8 @@
 """Shared drawing for document pages (A4 or Letter) (playtest sheets, reports): header, footer, text, grids.
 
-Sizes are in mm at the call site; the helpers convert. Japanese text is broken with
-`cardgen.text.break_lines`, the same line breaking as the cards.
+Sizes are in mm at the call site; the helpers convert. Paragraphs and grids are the document
+kit's (`paragraph.TextBlock`, `table.text_table`), placed down the page by a cursor: the same
+line breaking, Japanese justification and tables as the rulebooks.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ...fonts import GOTHIC
 from ...model import Game, Text
-from ...text import break_lines
 from ..print.sheet import PAPERS, new_canvas
+from .paragraph import TextBlock, TStyle
+from .table import text_table
 
 A4_MM = PAPERS["a4"]
 PAGE_W, PAGE_H = A4_MM[0] * mm, A4_MM[1] * mm
@@ -79,82 +81,71 @@ class PageWriter:
         self.canvas.drawString(MARGIN, self.y - size, text)
         self.y -= size * 1.6
 
+    def style(self, size: float, leading: float | None = None, **kw) -> TStyle:
+        """The writer's text style at `size` points (for a paragraph or a table cell)."""
+        return TStyle(self.font, self.font, size, leading or size * 1.45, INK, **kw)
+
     def paragraph(self, text: str, size: float = 9.5, indent: float = 0.0, gap: float = 4.0) -> None:
-        leading = size * 1.45
-        for line in break_lines(text, self.font, size, self.width - indent, self.lang):
+        """A paragraph of plain text (`**` is printed as typed), broken and justified by the kit."""
+        block = TextBlock([(text, False)], self.lang, self.style(size, left=indent))
+        block.wrap(self.width, self.y)
+        leading = block.style.leading
+        ascent = size * 0.88
+        for index in range(len(block.lines)):
             self.ensure(leading)
-            self.canvas.setFont(self.font, size)
-            self.canvas.setFillColorRGB(*INK)
-            self.canvas.drawString(MARGIN + indent, self.y - size, line)
+            block.draw_line(self.canvas, index, MARGIN, self.y - (leading - size) / 2 - ascent)
             self.y -= leading
         self.y -= gap
 
     def grid(self, headers: list[str], rows: list[list[str]], widths: list[float] | None = None,
              row_height: float = 7.5 * mm, group_headers: list[tuple[str, int]] | None = None,
              size: float = 8.5) -> None:
-        """Draw a ruled table; empty cells are boxes to write in. Widths are fractions or None (equal)."""
+        """Draw a ruled table (the kit's, boxed); empty cells are boxes to write in. Widths are
+        fractions or None (equal); the header rows repeat on every page the table runs onto."""
         count = len(headers)
         fractions = widths or [1.0 / count] * count
         total = sum(fractions)
         col_w = [self.width * f / total for f in fractions]
-        header_h = max(row_height, self._cell_height(headers, col_w, size))
-        needed = header_h + row_height * min(len(rows), 3) + (row_height if group_headers else 0)
+        def cell(text: str, strong: bool = False, align: str = "left") -> TextBlock:
+            return TextBlock([(text, False)], self.lang, self.style(size, size * 1.25, align=align))
+
+        data: list[list[object]] = []
+        spans: list[tuple[int, int, int]] = []
+        if group_headers:
+            row: list[object] = []
+            for label, span in group_headers:
+                spans.append((0, len(row), span))
+                row += [cell(label, align="center")] + [""] * (span - 1)
+            data.append(row)
+        data.append(list(headers))
+        head = len(data)
+        data += [list(r) + [""] * (count - len(r)) for r in rows]
+
+        def table_of(rows_: list[list[object]]):
+            return text_table(rows_, cell, {"rule": RULE, "accent": RULE, "header_fill": SHADE, "zebra_fill": SHADE},
+                              self.font, self.width, header_rows=head, widths=col_w, boxed=True,
+                              row_height=row_height, spans=spans, pad=1 * mm)
+
+        table = table_of(data)
+        # Start where the header and a few rows fit, then run the table over as many pages as it needs.
+        _, needed = table_of(data[:head + min(len(rows), 3)]).wrap(self.width, self.page_h)
         self.ensure(needed)
-        c = self.canvas
-
-        def draw_header() -> None:
-            if group_headers:
-                x, first = MARGIN, 0
-                for label, span in group_headers:
-                    w = sum(col_w[first: first + span])
-                    first += span
-                    c.setFillColorRGB(*SHADE)
-                    c.rect(x, self.y - row_height, w, row_height, stroke=1, fill=1)
-                    c.setFillColorRGB(*INK)
-                    c.setFont(self.font, size)
-                    c.drawCentredString(x + w / 2, self.y - row_height + (row_height - size) / 2 + 1, label)
-                    x += w
-                self.y -= row_height
-            x = MARGIN
-            for text, w in zip(headers, col_w):
-                c.setFillColorRGB(*SHADE)
-                c.setStrokeColorRGB(*RULE)
-                c.setLineWidth(0.5)
-                c.rect(x, self.y - header_h, w, header_h, stroke=1, fill=1)
-                self._cell_text(text, x, self.y, w, header_h, size)
-                x += w
-            self.y -= header_h
-
-        draw_header()
-        for row in rows:
-            if self.y - row_height < 15 * mm:
+        while table is not None:
+            avail = self.y - 15 * mm
+            _, height = table.wrapOn(self.canvas, self.width, avail)
+            if height <= avail:
+                table.drawOn(self.canvas, MARGIN, self.y - height)
+                self.y -= height
+                break
+            parts = table.split(self.width, avail)
+            if len(parts) < 2:
                 self.new_page()
-                draw_header()
-            x = MARGIN
-            for text, w in zip(row, col_w):
-                c.setStrokeColorRGB(*RULE)
-                c.setLineWidth(0.5)
-                c.rect(x, self.y - row_height, w, row_height, stroke=1, fill=0)
-                if text:
-                    self._cell_text(text, x, self.y, w, row_height, size)
-                x += w
-            self.y -= row_height
+                continue
+            first, table = parts[0], parts[1]
+            _, height = first.wrapOn(self.canvas, self.width, avail)
+            first.drawOn(self.canvas, MARGIN, self.y - height)
+            self.new_page()
         self.y -= 5 * mm
-
-    def _cell_height(self, texts: list[str], col_w: list[float], size: float) -> float:
-        lines = max(len(break_lines(t, self.font, size, w - 2 * mm, self.lang)) for t, w in zip(texts, col_w))
-        return lines * size * 1.25 + 2.5 * mm
-
-    def _cell_text(self, text: str, x: float, top: float, w: float, h: float, size: float) -> None:
-        lines = break_lines(text, self.font, size, w - 2 * mm, self.lang)
-        leading = size * 1.25
-        block = leading * len(lines)
-        y = top - (h - block) / 2 - size
-        self.canvas.setFillColorRGB(*INK)
-        self.canvas.setFont(self.font, size)
-        for line in lines:
-            self.canvas.drawString(x + 1 * mm, y + 0.15 * size, line)
-            y -= leading
 
     def finish(self) -> None:
         self.canvas.showPage()

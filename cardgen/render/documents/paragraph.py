@@ -75,6 +75,12 @@ def _split_runs(text: str) -> list[tuple[str, bool]]:
     return runs
 
 
+#: Justification spaces characters out at most this many em apart (a line of a few characters in a
+#: narrow cell is left ragged instead), and only in a measure of at least this many em.
+_MAX_STRETCH = 0.25
+_MIN_JUSTIFIED_EM = 10
+
+
 @dataclass(frozen=True)
 class _Line:
     pieces: tuple[tuple[float, str, str], ...]  # (x from the line's start, text, font)
@@ -116,15 +122,16 @@ class TextBlock(Flowable):
         size = self.style.size
         return sum(_char_width(ch, f, size) for ch, f in zip(text, fonts))
 
-    def _justified(self) -> bool:
-        return self.lang == "ja" and self.style.align == "left" and self.style.justify
+    def _justified(self, width: float) -> bool:
+        return (self.lang == "ja" and self.style.align == "left" and self.style.justify
+                and width >= _MIN_JUSTIFIED_EM * self.style.size)
 
     def _break(self, width: float) -> tuple[_Line, ...]:
         plain = self.plain
         fonts = self._fonts()
         size = self.style.size
         widths = [_char_width(ch, f, size) for ch, f in zip(plain, fonts)]
-        justify = self._justified()
+        justify = self._justified(width)
         spans = break_spans(plain, widths, width, self.lang, size, _char_width("-", self.style.font, size),
                             self.style.compounds, justified=justify)
         lines = []
@@ -134,6 +141,8 @@ class TextBlock(Flowable):
             # Where the line is spaced out: a justified line that is not its paragraph's last.
             cuts = stretch_points(plain, a, b) if justify and not span.last and b - a > 1 else []
             extra = (width - natural) / len(cuts) if cuts else 0.0
+            if extra > _MAX_STRETCH * size:  # a line with so few gaps would fall apart: leave it ragged
+                cuts, extra = [], 0.0
             squeeze = 0.0
             if not cuts and natural > width + 0.01 and b - a > 1:
                 squeeze = (width - natural) / (b - a)

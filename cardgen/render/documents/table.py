@@ -12,11 +12,14 @@ from .paragraph import TextBlock
 def text_table(rows: list[list[Any]], cell: Callable[[str, bool, str], Flowable], colours: dict, font: str,
                width: float, header_rows: int = 1, widths: Sequence[float | None] | None = None,
                align: Sequence[str] | None = None, shade_rows: Sequence[int] = (),
-               bold_rows: Sequence[int] = ()) -> Table:
+               bold_rows: Sequence[int] = (), boxed: bool = False, row_height: float | None = None,
+               spans: Sequence[tuple[int, int, int]] = (), pad: float = 4.0) -> Table:
     """A table of text cells that fills `width`; column widths follow the content.
 
     `cell(text, strong, align)` makes a cell's paragraph; a row value that is already a flowable
-    (or a list of them) is used as it is. `colours` has rule, accent, header_fill, zebra_fill."""
+    (or a list of them) is used as it is. `colours` has rule, accent, header_fill, zebra_fill.
+    A form to fill in (a score sheet) is `boxed` (every cell ruled, text centred vertically) with
+    body rows `row_height` tall; `spans` are (row, first column, columns) cells spanning columns."""
     avail = width
     n = max(len(r) for r in rows)
     align = list(align or ["left"] * n)
@@ -30,17 +33,24 @@ def text_table(rows: list[list[Any]], cell: Callable[[str, bool, str], Flowable]
             else:
                 out.append(cell(str(value), ri < header_rows or ri in bold_rows, align[ci]))
         cells.append(out)
-    pad = 4.0
     col_w = column_widths(cells, avail, pad, widths)
-    t = Table(cells, colWidths=col_w, repeatRows=header_rows, hAlign="LEFT")
+    heights = [None if ri < header_rows else row_height for ri in range(len(cells))] if row_height else None
+    t = Table(cells, colWidths=col_w, rowHeights=heights, repeatRows=header_rows, hAlign="LEFT")
     cmds = [
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("VALIGN", (0, 0), (-1, -1), "MIDDLE" if boxed else "TOP"),
         ("LEFTPADDING", (0, 0), (-1, -1), pad), ("RIGHTPADDING", (0, 0), (-1, -1), pad),
         ("TOPPADDING", (0, 0), (-1, -1), 2.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
-        ("LINEBELOW", (0, 0), (-1, -1), 0.35, colours["rule"]),
-        ("LINEABOVE", (0, 0), (-1, 0), 0.8, colours["accent"]),
-        ("LINEBELOW", (0, -1), (-1, -1), 0.8, colours["accent"]),
     ]
+    if boxed:
+        cmds.append(("GRID", (0, 0), (-1, -1), 0.5, colours["rule"]))
+    else:
+        cmds += [
+            ("LINEBELOW", (0, 0), (-1, -1), 0.35, colours["rule"]),
+            ("LINEABOVE", (0, 0), (-1, 0), 0.8, colours["accent"]),
+            ("LINEBELOW", (0, -1), (-1, -1), 0.8, colours["accent"]),
+        ]
+    for row, first, count in spans:
+        cmds.append(("SPAN", (first, row), (first + count - 1, row)))
     if header_rows:
         cmds.append(("BACKGROUND", (0, 0), (-1, header_rows - 1), colours["header_fill"]))
     for r in shade_rows:

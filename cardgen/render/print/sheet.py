@@ -63,6 +63,7 @@ from reportlab.pdfgen.canvas import Canvas
 from ... import words
 from ...errors import CardgenError
 from ...fonts import GOTHIC, register_fonts
+from ...text import break_lines
 
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 PAPER_NAMES = {"a4": "A4", "letter": "Letter"}
@@ -1138,16 +1139,6 @@ def _cal_text_block(c: Canvas, layout: SheetLayout, title: str, lines: Sequence[
 
 
 def wrap(text: str, font: str, size: float, width_mm: float) -> list[str]:
-    """Break a line for the instructions: between words, or between any characters in CJK runs."""
-    limit = width_mm * mm
-    tokens = re.findall(r"[\u3000-\u9fff\uff00-\uffef]|\S+\s*|\s+", text)
-    lines, current = [], ""
-    for token in tokens:
-        if current and stringWidth(current + token, font, size) > limit:
-            lines.append(current.rstrip())
-            current = token.lstrip()
-        else:
-            current += token
-    if current.strip():
-        lines.append(current.rstrip())
-    return lines
+    """Break a line for the instructions with the one line breaker (kinsoku for Japanese)."""
+    lang = "ja" if re.search(r"[\u3000-\u9fff\uff00-\uffef]", text) else "en"
+    return [line for line in break_lines(text, font, size, width_mm * mm, lang) if line]
