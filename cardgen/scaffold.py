@@ -1,7 +1,8 @@
 """`cardgen new NAME`: a game folder that checks and builds as it is, for a designer to change.
 
-Without `--from` it is a small sample game (three card types, a layout of its own with the
-sample art, rules in Japanese and English, a standard-deck mapping); with `--from GAME` it is a
+Without `--from` it is a small sample game (three card types, a layout of its own whose image
+box draws the sample SVG art of `art/`, an icon of `icons/` inside a card text, rules in Japanese
+and English, a standard-deck mapping); with `--from GAME` it is a
 copy of a bundled game's folder, with the bundled templates that game uses copied into its own
 `templates/` and its id changed to NAME, so nothing still depends on the bundled game's id.
 `--cards csv|xlsx` keeps the card list in a spreadsheet instead of cards.yaml.
@@ -91,6 +92,7 @@ def _card_list_as(folder: Path, fmt: str) -> None:
 def _write_sample(folder: Path, game_id: str) -> None:
     (folder / paths.GAME_TEMPLATES).mkdir(parents=True)
     (folder / "art").mkdir()
+    (folder / "icons").mkdir()
     files = {
         "game.yaml": SAMPLE_GAME.format(id=game_id),
         "cards.yaml": SAMPLE_CARDS,
@@ -100,6 +102,7 @@ def _write_sample(folder: Path, game_id: str) -> None:
         f"{paths.GAME_TEMPLATES}/layout.yaml": SAMPLE_LAYOUT,
         "art/sun.svg": SAMPLE_ART.format(fill="#E8A33D", shape='<circle cx="50" cy="50" r="30"/>'),
         "art/moon.svg": SAMPLE_ART.format(fill="#5B6C9A", shape='<path d="M62 18a34 34 0 1 0 0 64a27 27 0 1 1 0-64z"/>'),
+        "icons/sun.svg": SAMPLE_ICON,
     }
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -146,7 +149,8 @@ types:
     count: 2
     suit: moon
     power: 5
-    ability: {ja: 出したとき、太陽のカード１枚を捨てる。, en: "When played, discard one sun card."}
+    # :sun: is an icon inside the text: icons/sun.svg of this folder (or a bundled icon: :star:, :heart: ...)
+    ability: {ja: 出したとき、:sun:のカード１枚を捨てる。, en: "When played, discard one :sun: card."}
 """
 
 SAMPLE_LAYOUT = """\
@@ -170,9 +174,9 @@ cards:
       - {name: band, kind: rect, at: [0, 0, W, 16], fill: "{{ card.suit }}_tint", bleed: true}
       - {name: power, kind: text, at: [4, 3, 12, 10], text: "{{ card.power }}", font: mincho, size: 20, align: center, valign: middle, colour: "{{ card.suit }}", bold: true}
       - {name: name, kind: text, at: [17, 3, "W-21", 10], text: "{{ name }}", font: mincho, size: 14, min_size: 8, valign: middle, colour: ink, bold: true}
-      # the picture area (replace it with your art)
-      - {name: art, kind: rect, at: [6, 20, "W-12", 36], fill: "{{ card.suit }}_tint", stroke: "{{ card.suit }}", stroke_width: 0.6, radius: 2.5}
-      - {name: suit_mark, kind: icon, icon: star, at: ["W/2-8", 30, 16, 16], colour: "{{ card.suit }}"}
+      # the picture: a file of art/ named by the card's suit (PNG, JPEG or SVG; replace them with yours)
+      - {name: art, kind: image, at: [6, 20, "W-12", 36], src: "art/{{ card.suit }}.svg", fit: cover, radius: 2.5}
+      - {name: art_frame, kind: rect, at: [6, 20, "W-12", 36], stroke: "{{ card.suit }}", stroke_width: 0.6, radius: 2.5}
       - {name: ability, kind: text, at: [6, 60, "W-12", 18], text: "{{ card.ability or '' }}", size: 9, min_size: 6.5, leading: 1.32, colour: ink}
       - {name: card_id, kind: text, at: ["W-24", "H-8", 20, 4], text: "{{ card.id }}", size: 6.5, align: right, valign: bottom, colour: soft_ink}
 """
@@ -220,6 +224,16 @@ suits:
     moon: {suit: S, name: {ja: 月, en: Moon}}
 types:
   eclipse: {print: true, reason: {ja: 能力があるため, en: it has an ability}}
+"""
+
+# An inline icon is drawn in the text's colour, whatever colours the file has.
+SAMPLE_ICON = """\
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100">
+  <circle cx="50" cy="50" r="22"/>
+  <g stroke="#000" stroke-width="8" stroke-linecap="round">
+    <path d="M50 6v14M50 80v14M6 50h14M80 50h14M19 19l10 10M71 71l10 10M19 81l10-10M71 29l10-10"/>
+  </g>
+</svg>
 """
 
 SAMPLE_ART = """\

@@ -112,17 +112,27 @@ def test_a_new_game_checks_and_builds_as_generated(cards, tmp_path, monkeypatch)
     folder = tmp_path / "mygame"
     lists = sorted(p.name for p in folder.iterdir() if p.name.startswith("cards."))
     assert lists == [f"cards.{cards}"]
-    for name in ("game.yaml", "rules.ja.md", "rules.en.md", "mapping.yaml", "templates/layout.yaml", "art/sun.svg"):
+    for name in ("game.yaml", "rules.ja.md", "rules.en.md", "mapping.yaml", "templates/layout.yaml", "art/sun.svg", "icons/sun.svg"):
         assert (folder / name).is_file(), name
     checked = runner.invoke(cli, ["check", "mygame"])
     assert checked.exit_code == 0, checked.output
     assert "optional-output: playtest kit skipped" in checked.output
-    built = runner.invoke(cli, ["build", "mygame", "--workers", "1", "--only", "sheets", "--only", "rules", "--only", "standard"])
+    built = runner.invoke(cli, ["build", "mygame", "--workers", "1", "--only", "sheets", "--only", "rules", "--only", "standard",
+                                "--only", "png"])
     assert built.exit_code == 0, built.output
     out = tmp_path / "output" / "mygame"
     sheets = PdfReader(out / "mygame-cards-a4.pdf")
     assert len(sheets.pages) == 5  # 12 cards: two fronts, two backs, and the card checklist
     assert "太陽" in sheets.pages[0].extract_text()
+    # the eclipse's ability holds an icon (icons/sun.svg): drawn, not printed as its markup
+    eclipse = sheets.pages[2].extract_text()
+    assert "出したとき、" in eclipse and ":sun:" not in eclipse
+    # the image box draws art/sun.svg: the middle of the art box (x = W/2, y = 20 + 36/2 mm; 1/8 in bleed, 300 dpi)
+    from PIL import Image
+
+    face = Image.open(out / "png" / "sun-1-front.png").convert("RGB")
+    px = lambda mm: round((mm + 3.175) / 25.4 * 300)  # noqa: E731
+    assert face.getpixel((px(63.5 / 2), px(38))) == (0xE8, 0xA3, 0x3D)
     assert "A sample game for 2–4 players with 12 cards" in PdfReader(out / "mygame-rules-en.pdf").pages[1].extract_text()
     assert (out / "mygame-standard-deck.pdf").is_file()
 
