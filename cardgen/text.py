@@ -93,7 +93,7 @@ def _widths(text: str, font_name: str, size: float) -> list[float]:
 
 def text_width(text: str, font_name: str, size: float) -> float:
     """The advance width of `text` in points (same as `pdfmetrics.stringWidth`; an icon is ICON_EM wide)."""
-    if text and max(text) >= _ICON_FIRST:
+    if _has_icon(text):
         return _icon_text_width(text, font_name, size)
     return pdfmetrics.stringWidth(text, font_name, size)
 
@@ -498,6 +498,8 @@ _ICON_LAST = "\U000FFFFD"
 _MAX_ICON_NAMES = 4096  # distinct icon names per process (a game uses a handful)
 ICON_MARKUP = re.compile(r"\{icon:([A-Za-z0-9_-]{1,40})\}|(?<![A-Za-z]):([a-z][a-z0-9_]{0,39}):(?![A-Za-z0-9])")
 _ICON_CHAR: dict[str, str] = {}
+# a regular expression finds one in a few hundred ns; max(text) >= _ICON_FIRST took ten times that per measured width
+_has_icon = re.compile(f"[{_ICON_FIRST}-{_ICON_LAST}]").search
 _ICON_NAME: dict[str, str] = {}
 
 
@@ -541,7 +543,7 @@ def mark_icons(text: str, known: Callable[[str], bool] | None = None) -> str:
     file:line for it). Characters of the private use area the marking uses are refused in the
     input (ValueError): they would otherwise be drawn as icons.
     """
-    if text and max(text) >= _ICON_FIRST and any(is_icon(ch) for ch in text):
+    if _has_icon(text):
         raise ValueError("the text holds a private-use character (U+F0000 or above); remove it")
     if ":" not in text:
         return text
@@ -563,7 +565,7 @@ def runs(text: str, known: Callable[[str], bool] | None = None) -> list[Run]:
     Draw a "text" run with the font, an "icon" run with `icons.draw_inline`, one em wide:
     `runs("Gain 2 :coin:.")` -> [Run("text", "Gain 2 "), Run("icon", "coin"), Run("text", ".")].
     """
-    if ":" in text and not (max(text) >= _ICON_FIRST and any(is_icon(ch) for ch in text)):
+    if ":" in text and not _has_icon(text):
         text = mark_icons(text, known)
     out: list[Run] = []
     start = 0
