@@ -92,7 +92,9 @@ def test_each_image_is_embedded_once_at_full_resolution(art_game):
     sizes = sorted((int(i["/Width"]), int(i["/Height"]), _filter(i)) for i in images.values())
     assert sizes == [(480, 480, "/DCTDecode"), (800, 400, "/FlateDecode")]
     art = {key: form for key, (name, form) in forms.items() if "CardgenArt" in name}
-    assert len(art) == 3  # one form per file, placed by every card that uses it
+    assert len(art) == 3  # one form per file, placed by every card that uses it (green.svg: a front and the shared back)
+    back = next(form for key, (name, form) in forms.items() if "CardgenBack" in name)
+    assert any(ref.idnum in art for ref in back["/Resources"]["/XObject"].values())
     with_image = [form for form in art.values() if form["/Resources"].get("/XObject")]
     assert len(with_image) == 2  # the SVG's form holds no raster image
 
@@ -259,7 +261,7 @@ def test_layout_refuses_an_absolute_src_at_its_line(art_game):
     layout = art_game / "templates" / "layout.yaml"
     layout.write_text(layout.read_text(encoding="utf-8").replace('src: "{{ card.art }}"', "src: /etc/passwd"), encoding="utf-8")
     code, output = _check(art_game)
-    assert code == 1 and "layout.yaml:8:60: box 'art': src '/etc/passwd' must be a relative path" in output
+    assert code == 1 and "layout.yaml:13:60: box 'art': src '/etc/passwd' must be a relative path" in output
     assert "needs 'src" not in output
 
 

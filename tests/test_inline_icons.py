@@ -141,5 +141,5 @@ def test_unknown_icon_written_in_the_layout_is_an_error_at_the_layout_line(art_g
     with pytest.raises(DataError) as raised:
         printshop_pdf(game, faces(game), card_size_mm(game), 3.0, "en")
     problem = raised.value.problems[0]
-    assert problem.location.path.endswith("layout.yaml") and problem.location.line == 7
+    assert problem.location.path.endswith("layout.yaml") and problem.location.line == 12
     assert "':nosuch:'" in problem.message
