@@ -273,3 +273,15 @@ def test_cmyk_print_file_holds_cmyk_art(art_game):
         (480, "/DeviceCMYK"), (800, "/DeviceCMYK")]  # PDF/X-1a allows no RGB; full resolution kept
     r, g, b = pixel(page_image(pdf, 0), 12, 29)
     assert r > 180 and g < 80 and b < 80  # through the profile, still red
+
+
+def test_full_bleed_art_reaches_into_the_bleed(art_game):
+    layout = art_game / "templates" / "layout.yaml"
+    layout.write_text(layout.read_text(encoding="utf-8").replace(
+        "src: art/green.svg}", "src: art/green.svg}\n    - {name: back_full, kind: image, at: full, src: art/blue.jpg, fit: cover, bleed: true}"),
+        encoding="utf-8")
+    image = page_image(shop(art_game), 1)  # the shared back
+    assert near(pixel(image, -2.5, -2.5), BLUE)  # inside the 3 mm bleed, outside the trim
+    assert near(pixel(image, 65.5, 90.5), BLUE)
+    layout.write_text(layout.read_text(encoding="utf-8").replace("bleed: true}", "bleed: false}"), encoding="utf-8")
+    assert near(pixel(page_image(shop(art_game), 1), -2.5, -2.5), (255, 255, 255))  # without bleed: the white field

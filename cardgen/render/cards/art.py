@@ -12,6 +12,8 @@
 - `anchor`: where the image sits in the box, and so what `cover` keeps: `center` (default),
   `top`, `bottom`, `left`, `right`, `top-left`, `top-right`, `bottom-left`, `bottom-right`.
 - `radius`: rounded corners of the clip, in mm.
+- `bleed: true`: the box's edges that lie on the trim reach out into the bleed (full-bleed art;
+  with `fit: cover` the image is cut to the bleed, not the trim).
 
 Each file is embedded once per PDF as a form XObject, placed wherever a card uses it; PNG and
 JPEG keep their full resolution (a JPEG is embedded as it is), SVG stays vector. A missing file

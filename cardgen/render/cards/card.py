@@ -308,7 +308,7 @@ def _frame(box: Box, geometry, bleed: bool = False) -> tuple[float, float, float
 
 def _draw_box(c, layout: Layout, box: Box, ctx, lang, geometry, fonts, face: Face, overflows) -> None:
     scale = geometry[7]
-    bleed = box.kind == "rect" and bool(box.value("bleed", ctx, lang))
+    bleed = box.kind in ("rect", "image") and bool(box.value("bleed", ctx, lang))
     x, y, w, h = _frame(box, geometry, bleed)
     rotated = bool(box.rotate) and int(round(box.rotate)) % 360 != 0
     if rotated:

@@ -35,7 +35,8 @@ is the whole card. Kinds and their keys:
   `decor: true` lets a decorative icon reach past the safe zone
 - `line`: from (x, y) to (x + w, y + h); colour, width (pt), dash
 - `image`: src (a PNG, JPEG or SVG file in the game folder; Jinja allowed, e.g. "art/{{ card.type }}.svg"
-  or "{{ card.art }}"), fit (contain|cover|stretch), anchor (center, top, bottom-left, ...), radius (mm);
+  or "{{ card.art }}"), fit (contain|cover|stretch), anchor (center, top, bottom-left, ...), radius (mm),
+  bleed (edges on the trim reach into the bleed, as for rect: full-bleed art);
   see cardgen/render/cards/art.py
 
 Any card text may hold inline icons, `:coin:` or `{icon:coin}` (cardgen/render/cards/icons.py
@@ -87,7 +88,7 @@ KIND_KEYS: dict[str, set[str]] = {
         "valign", "per_row", "cell", "width", "motif", "motif_size", "radius", "decor",
     },
     "line": {"colour", "width", "dash"},
-    "image": {"src", "fit", "anchor", "radius"},
+    "image": {"src", "fit", "anchor", "radius", "bleed"},
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rect": {"fill": "none", "stroke": "none", "stroke_width": 0.5, "radius": 0, "bleed": False, "dash": None},
@@ -95,7 +96,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
              "valign": "top", "colour": "#000000", "bold": False, "shrink": "type"},
     "icon": {"colour": "#000000", "decor": False},
     "line": {"colour": "#000000", "width": 0.5, "dash": None},
-    "image": {"src": "", "fit": "contain", "anchor": "center", "radius": 0},
+    "image": {"src": "", "fit": "contain", "anchor": "center", "radius": 0, "bleed": False},
 }
 CHOICES = {
     "font": ("gothic", "mincho"),
