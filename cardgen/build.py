@@ -65,6 +65,7 @@ class BuildOptions:
     imposition: str = "duplex"  # home sheets: duplex, gutterfold or simplex
     ink_saver: bool = False  # home sheets: pale fills, no full-bleed backgrounds
     corner_guides: float | None = None  # home sheets: rounded-corner cut guides of this radius (mm)
+    cache: bool = True  # reuse unchanged outputs from OUT/<game>/.cache/ (cardgen/cache.py), and keep new ones there
 
     @property
     def sheet_bleed(self) -> float | None:
@@ -229,6 +230,9 @@ class BuildResult:
     sheets: int = 0
     cards: int = 0
     overflows: list = field(default_factory=list)  # reported, when --allow-overflow let them pass
+    warnings: dict[str, list[str]] = field(default_factory=dict)  # card id -> what its faces reported (preview.html)
+    drawn: list[str] = field(default_factory=list)  # outputs drawn afresh (the others came from the cache)
+    preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
 
     def summary(self) -> str:
@@ -326,7 +330,8 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     (`lock=False`: the caller holds it and has removed stale temporary files, see `build_games`).
     """
     step = progress or (lambda n: None)
-    rendered = _render(game, options, step)
+    cache = _build_cache(game, options)
+    rendered = _render(game, options, step, cache)
     result = rendered.result
     outputs = set(options.outputs)
     base = result.out_dir
@@ -345,10 +350,17 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 target = options.target
                 png_dir = base / (target.png_dir if target else "png")
                 renamed = _png_names(labels, target)
-                for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step):
+                misses = cache.store.misses if cache else 0
+                for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                                   cache=rendered.face_cache):
                     written.append(_write(options.out_dir, png_dir / renamed.get(name, name), data))
                 _remove_stale(png_dir, written, ".png")
                 result.files += written
+                if cache:
+                    result.drawn.append(f"{cache.store.misses - misses} PNG")
+                from .preview import write_preview
+
+                result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))
             if "tts" in outputs:
                 written = []
                 tts_dir = base / "tts"
@@ -357,12 +369,26 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 else:
                     url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
                 names = {card.id: card.name.get(options.lang) for card in game.cards}
+                misses = cache.store.misses if cache else 0
                 for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                    names=names, url=url, title=game.title.get(options.lang)):
+                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache):
                     written.append(_write(options.out_dir, base / "tts" / name, data))
                 _remove_stale(base / "tts", written, ".png", ".json")
                 result.files += written
+                if cache:
+                    result.drawn.append(f"{cache.store.misses - misses} TTS image")
+        if cache and lock:
+            cache.store.prune()
     return result
+
+
+def _build_cache(game: Game, options: BuildOptions):
+    """The game's BuildCache when `options.cache`, else None."""
+    if not options.cache:
+        return None
+    from .cache import BuildCache
+
+    return BuildCache(game, options)
 
 
 def _png_names(labels, target) -> dict[str, str]:
@@ -453,7 +479,7 @@ def _run_task(game: Game, task: _Task):
     queue = _progress_queue
     step = (lambda n: queue.put(n)) if queue is not None else (lambda n: None)
     if task.deferred:
-        rendered = _render(game, task.options, step)
+        rendered = _render(game, task.options, step, _build_cache(game, task.options))
         return rendered.result, rendered.pending
     return build_game(game, task.options, step, lock=False), []
 
@@ -466,6 +492,11 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.layout = next((p.layout for p in parts if p.layout is not None), None)
     merged.sheets = next((p.sheets for p in parts if p.sheets), 0)
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
+    merged.drawn = [d for p in parts for d in p.drawn]
+    for part in parts:
+        for card_id, notes in part.warnings.items():
+            merged.warnings.setdefault(card_id, [])
+            merged.warnings[card_id] += [n for n in notes if n not in merged.warnings[card_id]]
     return merged
 
 
@@ -548,10 +579,15 @@ class _Rendered:
     pending: list[tuple[Path, bytes]]
     shop: bytes | None
     pairs: list
+    face_cache: Any = None  # raster.FaceCache of the print-shop PDF's faces, with a cache
 
 
-def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _Rendered:
-    """Everything `build_game` writes but the PNG and TTS images, rendered in memory and checked."""
+def _render(game: Game, options: BuildOptions, step: Callable[[int], None], cache=None) -> _Rendered:
+    """Everything `build_game` writes but the PNG and TTS images, rendered in memory and checked.
+
+    With a `cache` (cardgen/cache.py), a file whose inputs are unchanged is read from it instead.
+    """
+    from .preview import FaceNotes
     from .render.cards.card import faces
 
     options.validate()
@@ -564,16 +600,33 @@ def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _
     pending: list[tuple[Path, bytes]] = []
     base = result.out_dir
 
+    notes = FaceNotes(overflows)
+
+    def deck(name: str, draw: Callable[[], bytes]) -> bytes:
+        if cache is None:
+            with notes.collect():
+                return draw()
+        drawn = len(cache.drawn)
+        data, kept = cache.deck(name, lambda: notes.collecting(draw))
+        if len(cache.drawn) == drawn:  # read from the cache: what its faces reported, and their progress
+            notes.restore(kept)
+            step(len(pairs))
+        return data
+
     if "sheets" in outputs:
         assert layout is not None
-        data = sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step,
-                          corner_index=options.corner_index, ink_saver=options.ink_saver, corner_radius=options.corner_guides)
+        data = deck("sheets", lambda: sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step,
+                    corner_index=options.corner_index, ink_saver=options.ink_saver, corner_radius=options.corner_guides))
         pending.append((base / f"{game.id}-cards-{options.paper}.pdf", data))
         result.sheets = -(-len(pairs) // layout.per_sheet)
     shop = None
+    face_cache = None
     if outputs & {"shop", "png", "tts"}:
-        shop = printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, None if "sheets" in outputs else overflows, step,
-                            corner_index=options.corner_index, cmyk=bool(options.target and options.target.cmyk and "shop" in outputs))
+        cmyk = bool(options.target and options.target.cmyk and "shop" in outputs)
+        shop = deck("shop", lambda: printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, overflows, step,
+                                                  corner_index=options.corner_index, cmyk=cmyk))
+        if cache is not None and outputs & {"png", "tts"}:
+            face_cache = cache.faces(page_labels(game, pairs), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
             name = options.target.shop_name if options.target else "{game}-print-shop.pdf"
             pending.append((base / name.format(game=game.id), shop))
@@ -581,13 +634,16 @@ def _render(game: Game, options: BuildOptions, step: Callable[[int], None]) -> _
         cal_layout = plan_layout(game, replace(options, imposition="duplex"))
         pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
 
-    pending += _documents(game, options, base)
+    pending += _documents(game, options, base, cache)
 
     overflows = _unique_overflows(overflows)
     if overflows and not options.allow_overflow:
         raise overflow_error(game, overflows)
     result.overflows = overflows
-    return _Rendered(result, pending, shop, pairs)
+    result.warnings = notes.by_card()
+    if cache is not None:
+        result.drawn = list(cache.drawn)
+    return _Rendered(result, pending, shop, pairs, face_cache)
 
 
 def check_outputs(game: Game) -> list[CheckResult]:
@@ -658,30 +714,35 @@ def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
     return out
 
 
-def _documents(game: Game, options: BuildOptions, base: Path) -> list[tuple[Path, bytes]]:
-    """Rulebooks (both languages), the standard-deck sheet and the playtest kit, rendered in memory."""
+def _documents(game: Game, options: BuildOptions, base: Path, cache=None) -> list[tuple[Path, bytes]]:
+    """Rulebooks (both languages), the standard-deck sheet and the playtest kit, rendered in memory
+    (or read from the `cache` when their inputs are unchanged)."""
     out: list[tuple[Path, bytes]] = []
+
+    def made(name: str, draw: Callable[[], bytes]) -> bytes:
+        return draw() if cache is None else cache.document(name, draw)
+
     if "rules" in options.outputs:
         from .render.documents.rulebook import build_rulebook
 
         for lang in LANGUAGES:
-            out.append((base / f"{game.id}-rules-{lang}.pdf", build_rulebook(game, lang, options.paper)))
+            out.append((base / f"{game.id}-rules-{lang}.pdf", made(f"rules-{lang}", lambda lang=lang: build_rulebook(game, lang, options.paper))))
     if "standard" in options.outputs:
         from .mapping import has_mapping
         from .render.documents.standard_sheet import build_standard_sheet
 
         if has_mapping(game):  # an invalid mapping raises DataError with its file:line problems
-            out.append((base / f"{game.id}-standard-deck.pdf", build_standard_sheet(game, options.lang, options.paper)))
+            out.append((base / f"{game.id}-standard-deck.pdf", made("standard", lambda: build_standard_sheet(game, options.lang, options.paper))))
     if "tuckbox" in options.outputs:
         from .render.print.tuckbox import tuckbox_pdf
 
-        out.append((base / f"{game.id}-tuckbox.pdf", tuckbox_pdf(game, resolve_card_size(game, options), options.paper, options.lang,
-                                                                  options.card_thickness_mm)))
+        out.append((base / f"{game.id}-tuckbox.pdf", made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
+                                                                                         options.lang, options.card_thickness_mm))))
     if "playtest" in options.outputs:
         from .render.documents.playtest import build_playtest, has_playtest
 
         if has_playtest(game):
-            out.append((base / f"{game.id}-playtest.pdf", build_playtest(game, options.lang, options.paper)))
+            out.append((base / f"{game.id}-playtest.pdf", made("playtest", lambda: build_playtest(game, options.lang, options.paper))))
     return out
 
 
@@ -740,6 +801,8 @@ def _write(out_dir: Path, path: Path, data: bytes) -> Path:
     if root != target and root not in target.parents:
         raise CardgenError(f"{path}: refusing to write outside --out {out_dir}")
     try:
+        if _holds(path, data):  # unchanged (e.g. from the cache): keep the file and its time
+            return path
         return write_atomic(path, data)
     except OSError as exc:
         blocker = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), None)
@@ -750,6 +813,16 @@ def _write(out_dir: Path, path: Path, data: bytes) -> Path:
         else:
             hint = f"cannot write {path} ({exc.strerror or exc}); check the folder's permissions and free space"
         raise CardgenError(hint) from None
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the regular file at `path` already has exactly these bytes."""
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _remove_stale(folder: Path, written: list[Path], *suffixes: str) -> None:

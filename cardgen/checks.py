@@ -44,7 +44,7 @@ class GameReport:
 
 def check_game(game: Game, *, simulate: bool = True) -> GameReport:
     """Run every check that applies to the game."""
-    results = [*composition_checks(game), *label_checks(game), *printed_claim_checks(game)]
+    results = [*composition_checks(game), *label_checks(game), *style_checks(game), *printed_claim_checks(game)]
     module = engine_module(game)
     if module is not None:
         for hook in ("setup_checks", "claim_checks"):
@@ -99,6 +99,18 @@ def label_checks(game: Game) -> list[CheckResult]:
     if not problems:
         return [CheckResult("labels", True, "every enum value has a label in each language")]
     return [CheckResult("labels", False, p.message, p.location) for p in problems]
+
+
+def style_checks(game: Game) -> list[CheckResult]:
+    """The Japanese text style check (cardgen/style.py): each finding a warning at its
+    file:line:column; `cardgen check --fix-style` rewrites them."""
+    from .style import game_findings
+
+    findings = game_findings(game)
+    if not findings:
+        return [CheckResult("style", True, "Japanese text style (JTF): digits and Latin half-width, full-width brackets, "
+                                           "no half-width kana, ellipsis ……, dash ――")]
+    return [CheckResult("style", True, f.message, f.location, warning=True) for f in findings]
 
 
 def composition_summary(game: Game) -> str:

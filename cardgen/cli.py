@@ -74,15 +74,23 @@ def list_games() -> None:
 @click.option("--no-simulate", is_flag=True, help="Skip the random-simulation sweep.")
 @click.option("--preset", type=click.Choice(PRESET_NAMES), help="Also check every text box and frame against this print target's safe zone.")
 @click.option("--strict", is_flag=True, help="Treat warnings (missing art, low resolution, small text) as failures.")
-def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | None = None, strict: bool = False) -> None:
+@click.option("--fix-style", is_flag=True, help="First rewrite the Japanese style findings (digit and letter width, brackets, half-width kana, ellipsis, dash) in the game folder's files, keeping comments and layout.")
+def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | None = None, strict: bool = False,
+          fix_style: bool = False) -> None:
     """Check data, composition and rules of GAMES (ids or folders; default: all bundled)."""
     from .build import check_outputs
     from .checks import check_game
     from .presets import check_preset
+    from .style import fix_files
 
     reports = []
     for spec in games_or_all(games):
         game = load_game(spec)
+        if fix_style:
+            for fixed in fix_files(game):
+                done = "fixed" if fixed.written else "not rewritten (outside the game folder; copy it into templates/)"
+                click.echo(f"{fixed.path}: {fixed.count} style finding(s) {done}", err=True)
+            game = load_game(spec)
         report = check_game(game, simulate=not no_simulate)
         extra = tuple(check_preset(game, preset)) if preset else ()
         results = report.results + tuple(check_outputs(game)) + extra
@@ -230,11 +238,12 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
 @click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and no full-bleed backgrounds (same geometry).")
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Processes building games and outputs in parallel (default: all cores); the files do not depend on it.")
+@click.option("--no-cache", is_flag=True, help="Draw everything afresh: neither read nor write OUT/<game>/.cache/ (the files are the same either way).")
 def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
           corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
-          workers: int | None = None) -> None:
+          workers: int | None = None, no_cache: bool = False) -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -247,6 +256,8 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
         from .build import with_target
 
         options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
+    if no_cache:
+        options = replace(options, cache=False)
     loaded = [load_game(spec) for spec in games_or_all(games)]
     for game in loaded:
         check_build(game, options)

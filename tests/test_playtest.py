@@ -28,7 +28,7 @@ SHEET_FIELDS = {
              "ja": ["第8ラウンド", "得点★", "同点時1", "同点時2", "残りAP÷3"]},
     "requiem": {"en": ["City deck", "Damage", "Princes fallen", "Volunteers (7) × 2", "Recruits (8) × 1",
                        "A Paean to the Future", "Requiem of the Wind", "The Requiem Does Not Reach"],
-                "ja": ["王都山札の枚数", "被害", "戦死した王子", "義勇兵(7)の枚数×2", "未来への凱歌", "風の鎮魂歌"]},
+                "ja": ["王都山札の枚数", "被害", "戦死した王子", "義勇兵（7）の枚数×2", "未来への凱歌", "風の鎮魂歌"]},
     "alice": {"en": ["Record size", "Longest link", "Link bonus", "Score", "24"],
               "ja": ["記録の枚数", "最長リンク", "リンクボーナス", "スコア"]},
     "ohanatsumi": {"en": ["Quest", "Urge", "Outcome", "Restroom after", "Fame", "Next order", "Round 5"],

@@ -434,8 +434,30 @@ class State:
         for i in range(len(seen), len(history)):
             action = history[i]
             who = hidden.get(i)
-            seen.append(str(action) if who is None or seat in who else action.kind + ":?")
+            seen.append(str(action) if who is None or seat in who else self.hidden_label(action))
         return tuple(seen)
+
+    def reveal(self, indices: Iterable[int]) -> None:
+        """Every seat learns the chance outcomes at these history indices from now on (cards
+        dealt face down are shown): their draws stay known after the cards leave the table."""
+        hidden = self.hidden_moves
+        low = None
+        for index in indices:
+            if index in hidden:
+                del hidden[index]
+                if low is None or index < low:
+                    low = index
+        if low is not None:
+            cache = getattr(self, "__dict__", {}).get("_seen_history")
+            for seen in (cache or {}).values():
+                del seen[low:]            # rebuilt from there at the next public_history
+
+    def hidden_label(self, action: Action) -> str:
+        """What a seat that did not see the chance outcome `action` is told of it: ``KIND:?``,
+        followed by the part everyone sees when a card is dealt face up but not whole (a
+        quest's front, not its back). Depends on the action alone, so a determinizer can ask
+        which outcomes fit a label."""
+        return action.kind + ":?"
 
     def observation(self, seat: int) -> Observation:
         return Observation(self.rules.game.id, seat, self.phase_name(), self.to_act(),

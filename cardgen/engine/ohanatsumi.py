@@ -237,6 +237,8 @@ class Rules(core.Rules):
         self.back_fame: list[int] = [c.get(self.score_from) or 0 for c in cards]
         self.is_event: list[bool] = [d == "event" for d in self.deck_of]
         self.draw_act: list[Act] = [A("draw", cid) for cid in self.ids]
+        # a quest is dealt front up: a seat that does not see its back still sees its kind
+        self.front_label: dict[str, str] = {c.id: f"draw:?{c.type_id}" for c in cards if c.get("deck") == "quest"}
         self.roll_act: list[Act] = [A("roll", k) for k in range(1, max(self.die, 1) + 1)]
         self.is_restroom: list[bool] = [c.get("flower") == "restroom" for c in cards]
         # urge a card adds when opened (events, elves); restrooms set it instead
@@ -282,13 +284,16 @@ class State(core.ChoiceState):
         "rules", "history", "hidden_moves", "queue", "went_now", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
         "fdown", "offer", "quest", "rows", "opened", "urge", "done", "held", "status", "went",
         "order", "pick", "adv", "boss", "boss_i", "phase", "actor", "options", "_legal", "final",
-        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok", "cdeck",
+        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok", "cdeck", "drawn_at",
     )
 
     def __init__(self, rules: Rules, qdeck: core.Deck, edeck: core.Deck, fdeck: core.Deck) -> None:
         self.rules = rules
         self.history = []
         self.hidden_moves = {}
+        # card -> history index of its latest draw: when a card is shown later (an event opened,
+        # a quest's back at the boss check), everyone knows that draw from then on
+        self.drawn_at: dict[int, int] = {}
         self.queue: list[tuple] = []        # pending steps; a draw or a roll waits for chance
         self.cdeck: str | None = None       # the deck attribute the pending chance node draws from (None: a die)
         self.went_now = False
@@ -372,6 +377,36 @@ class State(core.ChoiceState):
             return self.rules.roll_act[i]
         return self.rules.draw_act[getattr(self, name).candidate(i)]
 
+    def _reveal_table(self, cleanup: bool = False) -> None:
+        """The cards opened on the table and the quest backs shown at boss checks were seen by
+        everyone, so their draws are known (and stay known after cleanup puts the events back
+        under the deck); at cleanup every flower card in a row, opened or not, goes to the
+        face-up discard. Done at cleanup and when a seat's history is read, not at each card
+        opened, to keep random play fast."""
+        drawn_at, is_event = self.drawn_at, self.rules.is_event
+        if not drawn_at:
+            return
+        out = [drawn_at.get(quest, -1) for quest in self.revealed] if not cleanup else []
+        for p in range(self.n):
+            for ch in range(self.chars):
+                row = self.rows[p][ch]
+                k = self.opened[p][ch]
+                out.extend(drawn_at.get(card, -1) for card in row[:k])
+                if cleanup:
+                    out.extend(drawn_at.get(card, -1) for card in row[k:] if not is_event[card])
+        self.reveal(out)
+
+    def public_history(self, seat: int) -> tuple[str, ...]:
+        self._reveal_table()
+        return super().public_history(seat)
+
+    def hidden_label(self, action) -> str:
+        if action.kind == "draw":
+            label = self.rules.front_label.get(action.args[0])
+            if label is not None:
+                return label
+        return action.kind + ":?"
+
     def _chance_outcome(self, action) -> None:
         r = self.rules
         step = self.queue.pop(0)
@@ -386,6 +421,7 @@ class State(core.ChoiceState):
         # A quest is revealed front up: everyone sees its kind (in the public view), nobody which
         # physical card (its back) it is; events and flowers are dealt face down.
         self.hidden_moves[len(self.history) - 1] = ()
+        self.drawn_at[card] = len(self.history) - 1
         if what == "offer":
             self.offer.append(card)
             return
@@ -684,6 +720,7 @@ class State(core.ChoiceState):
             self.solo_one = True
         # cleanup
         used: list[int] = []
+        self._reveal_table(cleanup=True)
         for p in range(self.n):
             for ch in range(self.chars):
                 for card in self.rows[p][ch]:

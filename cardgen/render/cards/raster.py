@@ -18,9 +18,9 @@ import math
 import re
 import struct
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from PIL import Image
 
@@ -154,6 +154,26 @@ def _render_face(page, scale: float, size: tuple[int, int]):
     return bitmap.to_numpy(), bitmap
 
 
+@dataclass(frozen=True)
+class FaceCache:
+    """Where raster outputs may be cached (cardgen/cache.py): `store` has get/put of bytes, and
+    `faces` maps (card id, side) to the key of that face's drawing in the print-shop PDF."""
+
+    store: Any
+    faces: Mapping[tuple[str, str], str]
+
+    def key(self, card_id: str, side: str, *how: Any) -> str:
+        from ...cache import digest
+
+        return digest(self.faces[(card_id, side)], *how)
+
+    def image(self, cards: Sequence[tuple[str, str]], *how: Any) -> str:
+        """The key of an image made of these faces (a TTS sheet), drawn `how`."""
+        from ...cache import digest
+
+        return digest([self.faces[c] for c in cards], *how)
+
+
 def shared_back_name(group: str, prefix: str = "") -> str:
     """File name of a shared back: `back.png` for the default group, `back-<group>.png` else."""
     stem = "back" if group == "default" else f"back-{safe_name(group)}"
@@ -167,11 +187,13 @@ def face_pngs(
     bleed: float,
     dpi: int = PNG_DPI,
     progress: Callable[[int], None] | None = None,
+    cache: FaceCache | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Yield (file name, PNG bytes) for every face of the print-shop PDF (see module doc).
 
     `labels` comes from `printshop.page_labels`.  Rendering stays on this thread (PDFium is
     not thread-safe); PNG encoding, which releases the GIL, runs on two worker threads.
+    With a `cache`, a face whose drawing is unchanged is read from it instead of rendered.
     """
     import pypdfium2 as pdfium
 
@@ -201,9 +223,20 @@ def face_pngs(
                     name = shared_back_name(group)
                 else:
                     name = f"{safe_name(card_id)}-{side}.png"
+                key = cache.key(card_id, side, "png", size, dpi) if cache else None
+                data = cache.store.get(key) if cache else None
+                if data is not None:
+                    done: Future = Future()
+                    done.set_result(data)
+                    pending.append((name, side, done, None))
+                    yield from drain(4)
+                    continue
                 page = pdf[page_index]
                 pixels, bitmap = _render_face(page, scale, size)
-                pending.append((name, side, pool.submit(_encode_png, pixels, dpi), bitmap))
+                future = pool.submit(_encode_png, pixels, dpi)
+                if cache:
+                    future.add_done_callback(lambda f, key=key: f.exception() or cache.store.put(key, f.result()))
+                pending.append((name, side, future, bitmap))
                 page.close()
                 yield from drain(4)
             yield from drain(0)
@@ -252,6 +285,7 @@ def tts_sheets(
     names: Mapping[str, str] | None = None,
     url: Callable[[str], str] | None = None,
     title: str | None = None,
+    cache: FaceCache | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Yield (file name, bytes) of the TTS sheets, back images, `<game>-tts.json` and the
     Saved Object `<game>.json` (see `tts_saved_object`; `names` maps card ids to the names
@@ -265,7 +299,7 @@ def tts_sheets(
     A sheet whose cards show one shared back points at that back's image
     (`<game>-back.png`, `<game>-back-<group>.png`); a sheet of cards with their own backs
     gets a back sheet, `...-<n>-backs.png`, with every back in its card's slot (TTS
-    "unique backs").
+    "unique backs").  With a `cache`, an image whose faces are all unchanged is read from it.
     """
     import pypdfium2 as pdfium
 
@@ -281,9 +315,23 @@ def tts_sheets(
     crop = bleed * PT_PER_MM
     sheets: list[TtsSheet] = []
     group_pages: dict[str, int] = {}
-    for i, group in backs.values():
+    group_cards: dict[str, str] = {}
+    for cid, (i, group) in backs.items():
         if group is not None:
             group_pages.setdefault(group, i)
+            group_cards.setdefault(group, cid)
+
+    def cached(cards: Sequence[tuple[str, str]], *how: Any) -> tuple[str | None, bytes | None]:
+        if cache is None:
+            return None, None
+        key = cache.image(cards, *how)
+        return key, cache.store.get(key)
+
+    def keep(key: str | None, data: bytes) -> bytes:
+        if key is not None:
+            cache.store.put(key, data)
+        return data
+
     pdf = pdfium.PdfDocument(shop_pdf)
     try:
         card_px = tts_grid(1, card_size, max_card_w)[2:]
@@ -296,18 +344,26 @@ def tts_sheets(
             scale = cw / (card_size[0] * PT_PER_MM)
             groups = {backs[cid][1] for _, cid in chunk}
             unique = None in groups or len(groups) > 1
-            # One sheet image at a time keeps the peak memory to one 4096 px sheet.
-            sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS deck sheet"), "white")
-            for slot, (page_index, cid) in enumerate(chunk):
-                r, c = divmod(slot, cols)
-                sheet.paste(_render(pdf[page_index], scale, (cw, ch), crop), (c * cw, r * ch))
-                if progress:
-                    progress(1)
             face_name = f"{stem}.png"
-            data = _encode_png(sheet, None)
-            del sheet
+            how = (cols, rows, cw, ch, crop)
+            key, data = cached([(cid, "front") for _, cid in chunk], "tts", *how)
+            if data is None:
+                # One sheet image at a time keeps the peak memory to one 4096 px sheet.
+                sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS deck sheet"), "white")
+                for slot, (page_index, cid) in enumerate(chunk):
+                    r, c = divmod(slot, cols)
+                    sheet.paste(_render(pdf[page_index], scale, (cw, ch), crop), (c * cw, r * ch))
+                    if progress:
+                        progress(1)
+                data = keep(key, _encode_png(sheet, None))
+                del sheet
+            elif progress:
+                progress(len(chunk))
             yield face_name, data
-            if unique:
+            back_key, back_data = cached([(cid, "back") for _, cid in chunk], "tts-backs", *how) if unique else (None, None)
+            if back_data is not None:
+                yield f"{stem}-backs.png", back_data
+            elif unique:
                 sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS back sheet"), "white")
                 shared_imgs: dict[str, Image.Image] = {}
                 for slot, (_, cid) in enumerate(chunk):
@@ -321,16 +377,21 @@ def tts_sheets(
                         img = shared_imgs[group]
                     sheet.paste(img, (c * cw, r * ch))
                 back_name = f"{stem}-backs.png"
-                data = _encode_png(sheet, None)
+                data = keep(back_key, _encode_png(sheet, None))
                 del sheet
                 yield back_name, data
+            if unique:
+                back_name = f"{stem}-backs.png"
             else:
                 back_name = shared_back_name(next(iter(groups)), f"{game_id}-")
             sheets.append(TtsSheet(deck, face_name, back_name, unique, cols, rows, (cw, ch), tuple(cid for _, cid in chunk)))
         for group, page_index in group_pages.items():
             cw, ch = card_px
             scale = cw / (card_size[0] * PT_PER_MM)
-            yield shared_back_name(group, f"{game_id}-"), _encode_png(_render(pdf[page_index], scale, (cw, ch), crop), None)
+            key, data = cached([(group_cards[group], "back")], "tts-back", cw, ch, crop)
+            if data is None:
+                data = keep(key, _encode_png(_render(pdf[page_index], scale, (cw, ch), crop), None))
+            yield shared_back_name(group, f"{game_id}-"), data
     finally:
         pdf.close()
     manifest = {

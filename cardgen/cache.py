@@ -1,0 +1,294 @@
+"""The build cache: outputs kept on disk under a hash of exactly what they are made from, so a
+rebuild redraws only what changed.
+
+    OUT/<game>/.cache/<sha256 key>     one entry per output: a face PNG, a TTS sheet, a PDF
+
+A key is a SHA-256 of the inputs an output reads (`Keys`): for a face, its card type's data
+(a face's text size is shared by every card of its type), side, language, pixel size, bleed,
+dpi, the game's files other than its card list and rules, the bundled templates and fonts,
+and cardgen's own code; for a whole document, the files it reads.  The cache is bounded
+(`MAX_BYTES`, oldest entries go first) and untrusted: an entry that is not a regular file,
+too big, or whose checksum fails is a miss (and is deleted), never an error.  Delete the
+folder to clear it; `cardgen build --no-cache` neither reads nor writes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from . import __version__
+
+CACHE_DIR = ".cache"
+MAX_BYTES = 1 << 30  # the whole cache of one game
+MAX_ENTRY_BYTES = 256 << 20
+MAX_TREE_FILES = 20_000  # files of a game folder that are hashed; beyond that the rest count by name and size
+_MAGIC = b"cardgen-cache-1\n"
+_KEY_CHARS = frozenset("0123456789abcdef")
+# Files of a game folder that the card faces do not read (the rulebooks' sources).
+_NOT_FACES = ("rules.",)
+_CARD_LISTS = ("cards.",)  # cards.yaml, cards.csv, ...: card data enters keys as loaded, per type
+
+
+def digest(*parts: Any) -> str:
+    """A SHA-256 hex key of `parts` in a stable encoding (see `stable`)."""
+    return hashlib.sha256(json.dumps([stable(p) for p in parts], ensure_ascii=False, sort_keys=True,
+                                     separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def stable(value: Any) -> Any:
+    """`value` as JSON-able data that depends only on its content (never on a source line)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: stable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "location"}
+    if isinstance(value, Mapping):
+        return [[str(k), stable(v)] for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))]
+    if isinstance(value, (list, tuple)):
+        return [stable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+class Cache:
+    """A folder of entries, each `_MAGIC + sha256(data) + data`, named by its key."""
+
+    def __init__(self, folder: Path, max_bytes: int = MAX_BYTES):
+        self.folder = Path(folder)
+        self.max_bytes = max_bytes
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: str) -> Path:
+        if len(key) != 64 or not set(key) <= _KEY_CHARS:
+            raise ValueError(f"not a cache key: {key!r}")
+        return self.folder / key
+
+    def get(self, key: str) -> bytes | None:
+        """The entry's bytes, or None when it is absent or anything about it is wrong."""
+        path = self._path(key)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            self.misses += 1
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES + len(_MAGIC) + 32:
+                raise ValueError
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                blob = handle.read(MAX_ENTRY_BYTES + len(_MAGIC) + 33)
+            head, check, data = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
+            if head != _MAGIC or hashlib.sha256(data).digest() != check:
+                raise ValueError
+        except (OSError, ValueError):
+            os.close(fd)
+            self.misses += 1
+            self._discard(path)
+            return None
+        os.close(fd)
+        try:
+            os.utime(path)  # recently used: pruned last
+        except OSError:
+            pass
+        self.hits += 1
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        """Keep `data` under `key`; a full disk or unwritable folder only means no caching."""
+        if len(data) > MAX_ENTRY_BYTES:
+            return
+        from .files import write_atomic
+
+        try:
+            write_atomic(self._path(key), _MAGIC + hashlib.sha256(data).digest() + data)
+        except OSError:
+            pass
+
+    def get_json(self, key: str) -> Any:
+        data = self.get(key)
+        if data is None:
+            return None
+        try:
+            return json.loads(data.decode("utf-8"))
+        except ValueError:
+            return None
+
+    def put_json(self, key: str, value: Any) -> None:
+        self.put(key, json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+
+    def prune(self) -> int:
+        """Delete the least recently used entries until the cache is within `max_bytes`; how many went."""
+        try:
+            entries = []
+            for entry in os.scandir(self.folder):
+                info = entry.stat(follow_symlinks=False)
+                entries.append((info.st_mtime_ns, info.st_size, Path(entry.path), stat.S_ISREG(info.st_mode)))
+        except OSError:
+            return 0
+        removed = 0
+        total = sum(size for _, size, _, regular in entries if regular)
+        for _, size, path, regular in sorted(entries, key=lambda e: e[0]):
+            if regular and total <= self.max_bytes:
+                break
+            self._discard(path)  # oldest first; anything that is not a regular file goes anyway
+            total -= size if regular else 0
+            removed += 1
+        return removed
+
+    @staticmethod
+    def _discard(path: Path) -> None:
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()  # a folder planted where an entry goes: removed when empty, else left (never read)
+            else:
+                path.unlink()
+        except OSError:
+            pass
+
+
+def cache_for(out_dir: Path, game_id: str) -> Cache:
+    return Cache(Path(out_dir) / game_id / CACHE_DIR)
+
+
+# --- what outputs read ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                h.update(block)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    return h.hexdigest()
+
+
+def tree_files(root: Path, skip: Iterable[Path] = ()) -> dict[str, str]:
+    """{relative path: content digest} of the files under `root`, not following links and
+    skipping hidden names and the folders in `skip` (an output folder inside the game folder)."""
+    root = Path(root)
+    skipped = {os.path.realpath(p) for p in skip}
+    out: dict[str, str] = {}
+    if not root.is_dir():
+        return out
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__"
+                         and os.path.realpath(os.path.join(folder, d)) not in skipped)
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                out[rel] = "link" if stat.S_ISLNK(info.st_mode) else "other"
+            elif len(out) >= MAX_TREE_FILES:
+                out[rel] = f"size {info.st_size} mtime {info.st_mtime_ns}"
+            else:
+                out[rel] = _file_digest(path, info.st_size, info.st_mtime_ns)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """cardgen's version and its own source, so a changed renderer never reuses an old drawing."""
+    return digest(__version__, tree_files(Path(__file__).resolve().parent))
+
+
+class Keys:
+    """The cache keys of one game's outputs for one set of build options."""
+
+    def __init__(self, game, options):
+        from .io.paths import bundled_templates, package_root
+
+        skip = [Path(options.out_dir)]
+        game_files = tree_files(game.root, skip)
+        bundled = {f"templates/{k}": v for k, v in tree_files(bundled_templates()).items()}
+        bundled.update({f"fonts/{k}": v for k, v in tree_files(package_root() / "fonts").items()})
+        files = {**{f"game/{k}": v for k, v in game_files.items() if not k.startswith(_CARD_LISTS)}, **bundled}
+        face_files = {k: v for k, v in files.items()
+                      if not (k.startswith("game/") and k[5:].startswith(_NOT_FACES)) and not k.startswith("templates/rulebook/")}
+        self.game = game
+        self.options = options
+        self.code = code_digest()
+        self.files = digest(self.code, files)  # everything but the card list
+        self.face_files = digest(self.code, face_files)
+        self.cards = digest([(c.id, c.type_id, c.copy, c.name, c.fields) for c in game.cards], game.card_types)
+        self._types: dict[str, str] = {}
+        self._type_of = {c.id: c.type_id for c in game.cards}
+
+    def _type(self, type_id: str) -> str:
+        if type_id not in self._types:
+            cards = [(c.id, c.copy, c.name, c.fields) for c in self.game.cards if c.type_id == type_id]  # once per type
+            entry = next((t for t in self.game.card_types if t.id == type_id), None)
+            self._types[type_id] = digest(type_id, entry, cards)
+        return self._types[type_id]
+
+    def face(self, card_id: str, side: str, group: str | None, card_size, bleed: float, lang: str, cmyk: bool) -> str:
+        """A face's drawing: its card type's data (a text's size is shared across the type), the
+        layout and other files, and the page it is drawn on (size, bleed, language, colour).
+        A shared back (`group`, see card.back_group) is the same for every card of its group."""
+        card = ("shared back", group) if side == "back" and group is not None else (self._type(self._type_of[card_id]), card_id)
+        return digest("face", self.face_files, card, side, list(card_size), bleed, lang, cmyk, self.options.corner_index)
+
+    def deck(self, kind: str) -> str:
+        """A file with every face (home sheets, print-shop PDF): every card and every option."""
+        return digest(kind, self.face_files, self.cards, self._options)
+
+    def document(self, kind: str, reads_cards: bool) -> str:
+        """A document: the game's files, and the card list only when it reads more than the count."""
+        cards = self.cards if reads_cards else len(self.game.cards)
+        return digest(kind, self.files, cards, self._options)
+
+    @functools.cached_property
+    def _options(self) -> Any:
+        return {k: v for k, v in stable(self.options).items() if k not in ("out_dir", "outputs", "cache", "calibration")}
+
+
+class BuildCache:
+    """One game's cache during one build: what was read from it and what had to be drawn."""
+
+    def __init__(self, game, options):
+        self.store = cache_for(options.out_dir, game.id)
+        self.keys = Keys(game, options)
+        self.drawn: list[str] = []  # outputs made afresh, for `cardgen watch` to say what it rebuilt
+
+    def document(self, name: str, draw) -> bytes:
+        """`draw()`'s bytes, from the cache when the document's inputs are unchanged."""
+        key = self.keys.document(name, reads_cards=True)
+        data = self.store.get(key)
+        if data is None:
+            data = draw()
+            self.store.put(key, data)
+            self.drawn.append(name)
+        return data
+
+    def deck(self, name: str, draw) -> tuple[bytes, Any]:
+        """(bytes, notes) of a file drawing every face: `draw()` returns both, and the notes (what the
+        faces reported while drawn: overflows, text sizes) are kept beside the bytes."""
+        key = self.keys.deck(name)
+        notes = self.store.get_json(digest(key, "notes"))
+        data = self.store.get(key) if notes is not None else None
+        if data is None:
+            data, notes = draw()
+            self.store.put(key, data)
+            self.store.put_json(digest(key, "notes"), notes)
+            self.drawn.append(name)
+        return data, notes
+
+    def faces(self, labels, card_size, bleed: float, lang: str, cmyk: bool):
+        """A raster.FaceCache for the print-shop PDF's pages `labels`."""
+        from .render.cards.raster import FaceCache
+
+        keys = {(card_id, side): self.keys.face(card_id, side, group, card_size, bleed, lang, cmyk) for _, card_id, side, group in labels}
+        return FaceCache(self.store, keys)

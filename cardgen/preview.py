@@ -1,0 +1,235 @@
+"""`OUT/<game>/preview.html`: every card's front and back as PNGs in a grid, with its id and
+what its faces reported (text overflowing or printed small, missing or low-resolution art).
+
+The page reloads itself when a build finishes: it loads `preview-build.js` (which names the
+latest build) every second with a script tag, which works from file:// as well as over HTTP,
+and reloads when the name differs from its own.  Without JavaScript a meta refresh does it.
+Everything from the game's files is HTML-escaped; images are loaded lazily, so a 1,000-card
+game's page stays light.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import html
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+from urllib.parse import quote
+
+PAGE = "preview.html"
+BUILD_SCRIPT = "preview-build.js"
+POLL_MS = 1000
+
+
+# --- what the faces reported ------------------------------------------------------------------
+
+def _note_vars() -> list:
+    """The context variables faces report into while drawn (text sizes; art notes when that module exists)."""
+    from .render.cards.card import TEXT_SIZES
+
+    found = [TEXT_SIZES]
+    try:
+        from .render.cards.art import ART_NOTES
+    except ImportError:  # pragma: no cover - art boxes not available
+        return found
+    return found + [ART_NOTES]
+
+
+def _describe(note: Any) -> str | None:
+    """One line for the preview from a TextSize or ArtNote, or None when all is well."""
+    from .render.cards.layout import READABLE_TEXT_PT
+
+    side = getattr(note, "side", "")
+    if hasattr(note, "size") and hasattr(note, "box"):
+        if note.size < READABLE_TEXT_PT:
+            return f"{side}: text '{note.box}' shrunk to {note.size:g} pt (under {READABLE_TEXT_PT:g} pt)"
+        return None
+    problem = getattr(note, "problem", None)
+    if problem == "missing":
+        return f"{side}: image '{note.src}' is missing"
+    if problem == "low-dpi":
+        return f"{side}: image '{note.src}' prints at {note.dpi:.0f} dpi (under 300)"
+    if problem:
+        return f"{side}: image '{getattr(note, 'src', '')}': {problem}"
+    return None
+
+
+@dataclass
+class FaceNotes:
+    """What the faces of one build reported, per card: overflows (into the build's own list) and
+    the notes of `_note_vars`, kept as plain (card id, message) pairs so a cache can store them."""
+
+    overflows: list
+    notes: list[tuple[str, str]] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[list[tuple[str, str]]]:
+        """Gather what is drawn inside the block (into the lists `check` has set, or our own);
+        yields the list of what this block's faces reported."""
+        found: list[tuple[str, str]] = []
+        tokens, marks = [], []
+        for var in _note_vars():
+            current = var.get()
+            if current is None:
+                current = []
+                tokens.append((var, var.set(current)))
+            marks.append((current, len(current)))
+        try:
+            yield found
+        finally:
+            for current, start in marks:
+                for note in current[start:]:
+                    text = _describe(note)
+                    if text is not None and (note.card_id, text) not in found:
+                        found.append((note.card_id, text))
+            self.notes.extend(n for n in found if n not in self.notes)
+            for var, token in tokens:
+                var.reset(token)
+
+    def collecting(self, draw: Callable[[], bytes]) -> tuple[bytes, dict]:
+        """(draw()'s bytes, what its faces reported) for a cache entry."""
+        overflow_mark = len(self.overflows)
+        with self.collect() as found:
+            data = draw()
+        kept = {"overflows": [[o.card_id, o.side, o.box, o.text] for o in self.overflows[overflow_mark:]],
+                "notes": [list(n) for n in found]}
+        return data, kept
+
+    def restore(self, kept: Any) -> None:
+        """Add what a cached drawing reported (as `collecting` kept it); anything malformed is ignored."""
+        from .render.cards.card import Overflow
+
+        try:
+            overflows = [Overflow(*map(str, o)) for o in kept["overflows"] if len(o) == 4]
+            notes = [(str(c), str(t)) for c, t in kept["notes"]]
+        except (KeyError, TypeError, ValueError):
+            return
+        self.overflows.extend(overflows)
+        self.notes.extend(n for n in notes if n not in self.notes)
+
+    def by_card(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for o in self.overflows:
+            text = f"{o.side}: text '{o.box}' overflows its box"
+            if text not in out.setdefault(o.card_id, []):
+                out[o.card_id].append(text)
+        for card_id, text in self.notes:
+            if text not in out.setdefault(card_id, []):
+                out[card_id].append(text)
+        return {k: v for k, v in out.items() if v}
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CardImages:
+    """One card of the preview: its id, and its front and back images relative to the page."""
+
+    card_id: str
+    name: str
+    front: str
+    back: str
+    warnings: tuple[str, ...] = ()
+
+
+def card_images(game, labels: Sequence[tuple[int, str, str, str | None]], base: Path, png_dir: Path,
+                renamed: Mapping[str, str], warnings: Mapping[str, list[str]], lang: str) -> list[CardImages]:
+    """The preview's cards from the print-shop page labels and the PNG names the build wrote."""
+    from .render.cards.raster import safe_name, shared_back_name
+
+    def url(name: str) -> str:
+        path = png_dir / renamed.get(name, name)
+        try:  # a changed image gets a new URL, so a reload shows it (and the page stays deterministic)
+            stamp = hashlib.sha1(path.read_bytes()).hexdigest()[:10]
+        except OSError:
+            stamp = "0"
+        return quote(os.path.relpath(path, base).replace(os.sep, "/")) + f"?v={stamp}"
+
+    backs = {card_id: group for _, card_id, side, group in labels if side == "back"}
+    names = {card.id: card.name.get(lang) for card in game.cards}
+    out = []
+    for card_id, group in backs.items():
+        back = shared_back_name(group) if group is not None else f"{safe_name(card_id)}-back.png"
+        out.append(CardImages(card_id, names.get(card_id, ""), url(f"{safe_name(card_id)}-front.png"), url(back),
+                              tuple(warnings.get(card_id, ()))))
+    return out
+
+
+def page(title: str, cards: Sequence[CardImages], build_id: str, error: str | None = None,
+         size_px: tuple[int, int] | None = None) -> str:
+    """The preview page's HTML (everything escaped)."""
+    e = html.escape
+    w, h = size_px or (250, 350)
+    warned = sum(1 for c in cards if c.warnings)
+    status = f"{len(cards)} cards" + (f", {warned} with warnings" if warned else "")
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(title)} — cardgen preview</title>",
+        f'<noscript><meta http-equiv="refresh" content="{POLL_MS // 1000 + 2}"></noscript>',
+        "<style>",
+        "body{font:14px system-ui,sans-serif;margin:1rem;background:#f4f4f2;color:#222}",
+        "header{display:flex;gap:1rem;align-items:baseline}h1{font-size:1.3rem;margin:0}",
+        ".error{background:#fde8e8;border:2px solid #c00;padding:.5rem 1rem;margin:1rem 0}",
+        ".error pre{white-space:pre-wrap;margin:0}",
+        ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:12px}",
+        ".card{margin:0;background:#fff;padding:6px;border:2px solid transparent;border-radius:6px}",
+        ".card.warn{border-color:#e08a00}",
+        ".faces{display:grid;grid-template-columns:1fr 1fr;gap:4px}",
+        ".faces img{width:100%;height:auto;background:#ddd}",
+        "figcaption{font-family:ui-monospace,monospace;margin-top:4px;overflow-wrap:anywhere}",
+        ".warnings{color:#9a4b00;margin:4px 0 0;padding-left:1.1rem;font-family:system-ui,sans-serif}",
+        "</style></head>",
+        f'<body data-build="{e(build_id)}">',
+        f"<header><h1>{e(title)}</h1><span>{e(status)}</span></header>",
+    ]
+    if error is not None:
+        parts.append(f'<section class="error" role="alert"><h2>Build failed</h2><pre>{e(error)}</pre>'
+                     f"<p>The cards below are from the last build that passed.</p></section>")
+    parts.append('<main class="grid">')
+    for card in cards:
+        label = e(card.card_id)
+        warn = " warn" if card.warnings else ""
+        parts.append(f'<figure class="card{warn}" data-card="{label}" data-warnings="{len(card.warnings)}">'
+                     f'<div class="faces">'
+                     f'<img class="face front" loading="lazy" decoding="async" width="{w}" height="{h}" src="{e(card.front)}" alt="{label} front">'
+                     f'<img class="face back" loading="lazy" decoding="async" width="{w}" height="{h}" src="{e(card.back)}" alt="{label} back">'
+                     f"</div><figcaption>{label} <span class=\"name\">{e(card.name)}</span>")
+        if card.warnings:
+            parts.append('<ul class="warnings">' + "".join(f"<li>{e(text)}</li>" for text in card.warnings) + "</ul>")
+        parts.append("</figcaption></figure>")
+    parts.append("</main>")
+    parts.append(
+        "<script>(function(){var mine=document.body.dataset.build;"
+        "window.cardgenBuilt=function(latest){if(latest!==mine){location.reload();}};"
+        "setInterval(function(){var s=document.createElement('script');"
+        f"s.src='{BUILD_SCRIPT}?t='+Date.now();s.onload=s.onerror=function(){{s.remove();}};"
+        f"document.head.appendChild(s);}},{POLL_MS});}})();</script>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def write_page(base: Path, title: str, cards: Sequence[CardImages], error: str | None = None,
+               size_px: tuple[int, int] | None = None) -> Path:
+    """Write preview.html, then preview-build.js naming it, so an open page reloads once the page is whole."""
+    import json
+
+    from .files import write_atomic
+
+    # The page's own digest names the build: the same cards and messages give the same files
+    # (builds stay byte-identical), and anything new makes an open page reload.
+    build_id = hashlib.sha1(page(title, cards, "", error, size_px).encode("utf-8")).hexdigest()[:16]
+    path = write_atomic(Path(base) / PAGE, page(title, cards, build_id, error, size_px).encode("utf-8"))
+    write_atomic(Path(base) / BUILD_SCRIPT, f"cardgenBuilt({json.dumps(build_id)});\n".encode("utf-8"))
+    return path
+
+
+def write_preview(game, result, labels, png_dir: Path, renamed: Mapping[str, str], lang: str = "ja",
+                  size_px: tuple[int, int] | None = None) -> list[CardImages]:
+    """Write the preview of a build that wrote PNG faces into `png_dir`; return its cards (for an error page later)."""
+    cards = card_images(game, labels, result.out_dir, png_dir, renamed, result.warnings, lang)
+    write_page(result.out_dir, game.title.get(lang), cards, size_px=size_px)
+    return cards
