@@ -63,9 +63,18 @@ def strength(game_id: str, players: int, names: list[str], games: int, seed: int
     if len(names) == 1:
         names = names * players
     rotate = len(set(names)) > 1
-    tasks = [(str(game.root), players, variant, tuple(names), rotate, seed, start, min(games, start + chunk), None)
-             for start in range(0, games, chunk)]
-    rows = []
+    rows = resumed_rows(rows_file, games)
+    done = {row[0] for row in rows}
+    todo = [index for index in range(games) if index not in done]
+    # chunks of consecutive games still to play (a resumed run skips the games its file holds)
+    tasks = []
+    for index in todo:
+        if tasks and tasks[-1][7] == index and tasks[-1][7] - tasks[-1][6] < chunk:
+            tasks[-1] = tasks[-1][:7] + (index + 1, None)
+        else:
+            tasks.append((str(game.root), players, variant, tuple(names), rotate, seed, index, index + 1, None))
+    if rows:
+        print(f"{game_id}: resuming, {len(rows)} games already in {rows_file}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     with multiprocessing.get_context().Pool(workers) as pool:
         for part in pool.imap_unordered(_run_chunk, tasks):
@@ -77,6 +86,22 @@ def strength(game_id: str, players: int, names: list[str], games: int, seed: int
             print(f"{game_id}: {len(rows)}/{games} games, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     return summarise(game_id, players, names, rows, seed, workers, elapsed)
+
+
+def resumed_rows(rows_file: str | None, games: int) -> list:
+    """The games of the first `games` a --rows file already holds (one per index: a line cut
+    short by an interrupted run is skipped, a game written twice counts once)."""
+    if not rows_file or not Path(rows_file).exists():
+        return []
+    rows = {}
+    for line in Path(rows_file).read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, list) and row and isinstance(row[0], int) and row[0] < games:
+            rows.setdefault(row[0], row)
+    return [rows[k] for k in sorted(rows)]
 
 
 def summarise(game_id: str, players: int, names: list[str], rows: list, seed: int, workers: int, elapsed: float) -> dict:
@@ -137,7 +162,8 @@ def main() -> None:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--workers", type=int, default=2)
     t.add_argument("--chunk", type=int, default=4)
-    t.add_argument("--rows", help="append each finished game to this JSON-lines file")
+    t.add_argument("--rows", help="append each finished game to this JSON-lines file; games it already holds "
+                                  "are not played again (a run cut short resumes)")
     u = sub.add_parser("summarise", help="the result of the games a --rows file holds (a run cut short)")
     u.add_argument("rows")
     u.add_argument("game")
