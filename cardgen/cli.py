@@ -270,6 +270,19 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
 
 @cli.command()
 @click.argument("game")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
+@click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
+@click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box (the preview marks it).")
+def watch(game: str, out_dir: str, lang: str, allow_overflow: bool) -> None:
+    """Build GAME, then rebuild what changed on every save and keep OUT/<game>/preview.html current."""
+    from .build import make_options
+    from .watch import watch as run_watch
+
+    run_watch(game, make_options(out_dir, lang=lang, allow_overflow=allow_overflow), echo=click.echo)
+
+
+@cli.command()
+@click.argument("game")
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), help="Games of every run, fixed in advance (default: each run's `games:` in report.yaml, else 2000).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")

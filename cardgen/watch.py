@@ -1,0 +1,117 @@
+"""`cardgen watch PATH`: build once, then rebuild on every save in the game folder (or in the
+bundled templates it uses), redrawing only what the change touches (the build cache,
+cardgen/cache.py), and keep `OUT/<game>/preview.html` current.
+
+`Watcher.rebuild` is one rebuild (a test calls it directly); `watch` is the loop around it.  A
+mistake in the data (DataError, any CardgenError) is printed and shown on the preview page, and
+the watcher keeps running; the next save that fixes it rebuilds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .build import BuildOptions, build_game, check_build
+from .errors import CardgenError
+from .load import load_game
+
+DEBOUNCE_MS = 50  # a save's burst of events is one rebuild; small, so the preview follows within 2 s
+
+
+@dataclass
+class Watcher:
+    """Rebuilds one game (a bundled id or a folder) into `options.out_dir`."""
+
+    spec: str
+    options: BuildOptions
+    echo: Callable[[str], None] = print
+    game_id: str | None = None
+    title: str = ""
+    root: Path | None = None
+    last_cards: list = field(default_factory=list)  # the last good build's preview, shown under an error
+
+    def rebuild(self, changed: Iterable[str | Path] = ()) -> bool:
+        """Build once (after `changed` files); print one line saying what was redrawn and how long it took.
+
+        Returns whether the build passed; a CardgenError is printed and put on the preview page.
+        """
+        from .preview import write_page
+
+        names = sorted({Path(p).name for p in changed})
+        started = time.perf_counter()
+        try:
+            game = load_game(self.spec)
+            self.game_id, self.title, self.root = game.id, game.title.get(self.options.lang), game.root
+            check_build(game, self.options)
+            result = build_game(game, self.options)
+        except Exception as exc:  # a long-running watcher reports even a bug and waits for the next save
+            if isinstance(exc, CardgenError):
+                problems = [str(p) for p in exc.problems]
+            elif os.environ.get("CARDGEN_DEBUG"):
+                raise
+            else:
+                problems = [f"internal error: {type(exc).__name__}: {exc} (a bug in cardgen, not in your data)"]
+            message = "\n".join(problems)
+            self.echo(f"{_clock()} {_what(names)}build failed:\n" + "\n".join(f"  error: {p}" for p in problems))
+            game_id = self.game_id or Path(self.spec).name
+            try:
+                write_page(Path(self.options.out_dir) / game_id, self.title or game_id, self.last_cards, error=message)
+            except (OSError, CardgenError) as write_error:
+                self.echo(f"  (preview.html not written: {write_error})")
+            return False
+        if result.preview:
+            self.last_cards = result.preview
+        drawn = [d for d in result.drawn if not d.startswith("0 ")]
+        seconds = time.perf_counter() - started
+        self.echo(f"{_clock()} {_what(names)}rebuilt {', '.join(drawn) if drawn else 'nothing (unchanged)'} "
+                  f"in {seconds:.2f} s")
+        return True
+
+    def paths(self) -> list[Path]:
+        """What to watch: the game folder and the bundled templates."""
+        from .io.paths import bundled_templates
+
+        roots = [self.root] if self.root is not None else [Path(self.spec)]
+        templates = bundled_templates()
+        if templates.is_dir():
+            roots.append(templates)
+        return [p for p in roots if p.is_dir()]
+
+    def wanted(self, path: str) -> bool:
+        """Whether a changed path is an input: not our own output, not a hidden or temporary file."""
+        out = os.path.realpath(self.options.out_dir)
+        real = os.path.realpath(path)
+        if real == out or real.startswith(out + os.sep):
+            return False
+        return not any(part.startswith(".") for part in Path(path).parts[-2:])
+
+
+def watch(spec: str, options: BuildOptions, echo: Callable[[str], None] = print,
+          stop_event=None, rust_timeout: int | None = None) -> Watcher:
+    """Build, then rebuild on every change until Ctrl-C (KeyboardInterrupt) or `stop_event` is set."""
+    import watchfiles
+
+    watcher = Watcher(spec, options, echo)
+    watcher.rebuild()
+    preview = Path(options.out_dir) / (watcher.game_id or Path(spec).name) / "preview.html"
+    echo(f"watching {', '.join(str(p) for p in watcher.paths())}; preview: {preview} (Ctrl-C stops)")
+    for changes in watchfiles.watch(*watcher.paths(), watch_filter=lambda change, path: watcher.wanted(path),
+                                    debounce=DEBOUNCE_MS, step=DEBOUNCE_MS, stop_event=stop_event,
+                                    rust_timeout=rust_timeout if rust_timeout is not None else 5000, yield_on_timeout=False):
+        watcher.rebuild(path for _, path in changes)
+    return watcher
+
+
+def _clock() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+def _what(names: list[str]) -> str:
+    if not names:
+        return ""
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"{shown} changed: "

@@ -1,0 +1,91 @@
+"""`cardgen watch`: one rebuild after a change redraws only what the change touches, a data error is
+shown in the terminal and on the preview page while the watcher keeps running, and the real
+watchfiles loop rebuilds on a save and exits 130 on Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from cardgen.build import make_options
+from cardgen.watch import Watcher, watch
+
+OUTPUTS = ("sheets", "png")
+
+
+def test_rebuild_after_a_change_redraws_only_the_changed_card(game_copy, tmp_path):
+    game = game_copy("alice")
+    lines: list[str] = []
+    watcher = Watcher(str(game), make_options(out=tmp_path / "out", outputs=OUTPUTS), lines.append)
+    assert watcher.rebuild()
+    first = re.search(r"rebuilt sheets, shop, (\d+) PNG in", lines[-1])
+    assert first and int(first.group(1)) >= 23, lines[-1]  # every face on a first build
+    cards = game / "cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("凶眼の持ち主", "鋭い凶眼の持ち主"), encoding="utf-8")
+    assert watcher.rebuild([cards])
+    assert "cards.yaml changed: rebuilt sheets, shop, 1 PNG in" in lines[-1], lines[-1]
+    assert watcher.rebuild([cards])  # saved again unchanged: nothing to draw
+    assert "rebuilt nothing (unchanged)" in lines[-1]
+
+
+def test_a_data_error_is_shown_and_the_watcher_carries_on(game_copy, tmp_path):
+    game = game_copy("alice")
+    lines: list[str] = []
+    out = tmp_path / "out"
+    watcher = Watcher(str(game), make_options(out=out, outputs=OUTPUTS), lines.append)
+    assert watcher.rebuild()
+    cards = game / "cards.yaml"
+    good = cards.read_text(encoding="utf-8")
+    cards.write_text(good + "\ntypes: [<script>alert(1)</script>\n", encoding="utf-8")
+    assert not watcher.rebuild([cards])
+    assert "build failed" in lines[-1] and "cards.yaml:" in lines[-1]
+    page = (out / "alice" / "preview.html").read_text(encoding="utf-8")
+    assert 'class="error"' in page and "cards.yaml:" in page
+    assert page.count('class="face front"') == 23  # the last good cards stay on the page
+    cards.write_text(good, encoding="utf-8")
+    assert watcher.rebuild([cards])
+    assert 'class="error"' not in (out / "alice" / "preview.html").read_text(encoding="utf-8")
+
+
+def test_the_watch_loop_rebuilds_on_a_save(game_copy, tmp_path):
+    game = game_copy("alice")
+    lines: list[str] = []
+    stop = threading.Event()
+    runner = threading.Thread(target=watch, args=(str(game), make_options(out=tmp_path / "out", outputs=OUTPUTS)),
+                              kwargs={"echo": lines.append, "stop_event": stop, "rust_timeout": 200}, daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 60
+    while not any(line.startswith("watching") for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the watcher is registered just after it says so
+    cards = game / "cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("凶眼の持ち主", "鋭い凶眼の持ち主"), encoding="utf-8")
+    while not any("cards.yaml changed" in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    runner.join(10)
+    assert not runner.is_alive()
+    assert any("cards.yaml changed: rebuilt sheets, shop, 1 PNG" in line for line in lines), lines
+
+
+def test_ctrl_c_exits_130_quietly(game_copy, tmp_path):
+    game = game_copy("alice")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "cardgen", "watch", str(game), "--out", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        said = [proc.stdout.readline() for _ in range(2)]  # the first build's line, then "watching ..."
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "rebuilt" in said[0] and said[1].startswith("watching"), (said, err)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip() == "interrupted"
