@@ -200,7 +200,8 @@ def replay(record: str, position: str | None, fmt: str) -> None:
 @click.argument("game")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--sheet", "sheet_lang", type=click.Choice(LANGUAGES), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
-def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the standard-deck sheet.")
+def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
     """Show how GAME plays with standard playing cards: the table, decks needed, cards to print."""
     from .mapping import format_report, load_mapping
 
@@ -212,7 +213,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None) -> None:
     if sheet_lang:
         from .render.documents.standard_sheet import write_standard_sheet
 
-        click.echo(f"wrote {write_standard_sheet(loaded, sheet_lang)}", err=True)
+        click.echo(f"wrote {write_standard_sheet(loaded, sheet_lang, paper=paper.lower())}", err=True)
 
 
 @cli.command()
@@ -288,14 +289,16 @@ def watch(game: str, out_dir: str, lang: str, allow_overflow: bool) -> None:
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
-def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None) -> None:
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the report.")
+def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None, paper: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
     from .render.documents.report import games_of, report_runs, write_balance_report
 
     loaded = load_game(game)
     runs = report_runs(loaded)
     with click.progressbar(length=sum(games_of(run, count) for run in runs), label="simulating", file=sys.stderr) as bar:
-        path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs)
+        path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs,
+                                       paper=paper.lower())
     click.echo(f"wrote {path}")
 
 

@@ -162,14 +162,15 @@ def _script(ch: str) -> str:
 #   BudouX phrase boundary, after a space or punctuation   0
 #   a change of script (kana / kanji / Latin)               1.5
 #   any other boundary                                      3
+#   between a kanji and its okurigana (行動済|み)              5
 #   inside a compound                                      +20
 # plus one per em the line falls short (justification spreads that shortfall between the
 # characters, so a boundary one em back is fine, four em back is not; a ragged line, as on a
-# card, pays a quarter of that, so BudouX phrases win there unless they leave six em). A compound is a run of
-# kanji (容疑者), a run of katakana (プレイヤー), kanji joined by a single okurigana kana (捨て札置き場:
-# 捨て札 and 置き場 chain), or a word the caller lists (a game's own terms). So BudouX decides
-# between near-equal boundaries, and a compound is split only when the line would otherwise fall
-# twenty em short.
+# card, pays a quarter of that, so BudouX phrases win there unless they leave six em). A compound
+# is a run of kanji (容疑者), a run of katakana (プレイヤー), kanji joined by a single okurigana kana
+# (捨て札置き場: 捨て札 and 置き場 chain), or a word the caller lists (a game's own terms), with a
+# noun written against it (お花摘み|カード). So BudouX decides between near-equal boundaries, and a
+# compound is split only when the line would otherwise fall twenty em short.
 #
 # Latin: lines break at spaces and after a hyphen already in a word; a word that does not fit is
 # hyphenated at a point pyphen (the LibreOffice hyphenation patterns) allows, when the line would
@@ -179,6 +180,7 @@ def _script(ch: str) -> str:
 _PHRASE_COST = 0.0
 _SCRIPT_COST = 1.5
 _OTHER_COST = 3.0
+_OKURIGANA_COST = 5.0
 _COMPOUND_COST = 20.0
 _SHORTFALL_COST = 1.0   # per em, in a justified line
 _RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phrases matter more
@@ -227,8 +229,14 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
     for word in compounds:
         at = text.find(word)
         while at >= 0:
-            for i in range(at + 1, at + len(word)):
+            end = at + len(word)
+            for i in range(at + 1, end):
                 inside[i] = True
+            # a known word compounds with a noun written against it: お花摘み|カード, 山札|置き場
+            if end < n and _kind(text[end]) in ("kanji", "katakana"):
+                inside[end] = True
+            if at > 0 and _kind(text[at - 1]) in ("kanji", "katakana"):
+                inside[at] = True
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
@@ -239,6 +247,8 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             continue
         if i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
+        elif _kind(before) == "kanji" and _kind(after) == "hiragana" and after not in _PARTICLES:
+            cost = _OKURIGANA_COST
         elif _kind(before) != _kind(after):
             cost = _SCRIPT_COST
         else:

@@ -268,3 +268,25 @@ def test_japanese_lines_follow_kinsoku(texts):
             for line in page.splitlines():
                 stripped = line.strip()
                 assert not stripped or stripped[0] not in bad, f"{game_id}: line starts with {stripped[0]!r}: {stripped[:30]}"
+
+
+def test_inline_icons_in_the_rules_text_are_drawn_one_em_wide(tmp_path):
+    folder = _copy_game(tmp_path)
+    text = "# Rules\n\nGain one :medal: for each :heart: you hold.\n\n{{ decisions() }}\n"
+    (folder / "rules.en.md").write_text(text, encoding="utf-8")
+    with_icons = build_rulebook(load_game(folder), "en")
+    (folder / "rules.en.md").write_text(text.replace(":medal:", "").replace(":heart:", ""), encoding="utf-8")
+    without = build_rulebook(load_game(folder), "en")
+    page = PdfReader(io.BytesIO(with_icons)).pages[1]
+    words = page.extract_text()
+    assert "Gain one" in words and ":medal:" not in words and ":heart:" not in words
+    # each icon is vector paths (not text) in the content stream: more drawing than without them
+    assert len(page.get_contents().get_data()) > len(PdfReader(io.BytesIO(without)).pages[1].get_contents().get_data())
+
+
+def test_unknown_inline_icon_is_a_data_error_at_its_line(tmp_path):
+    folder = _copy_game(tmp_path)
+    (folder / "rules.en.md").write_text("# Rules\n\nPlay well.\n\nGain a :nosuchicon:.\n\n{{ decisions() }}\n", encoding="utf-8")
+    with pytest.raises(DataError, match="nosuchicon") as info:
+        build_rulebook(load_game(folder), "en")
+    assert "rules.en.md:5:" in str(info.value)

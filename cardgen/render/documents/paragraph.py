@@ -3,7 +3,9 @@
 Japanese text set flush left is justified (両端揃え, JIS X 4051): every line but the last of a
 paragraph is spaced out to the full measure between characters (never inside a run of Latin
 letters or digits, see `cardgen.text.stretch_points`); the last line stays flush left. English
-text is set ragged right, hyphenated at legal points.
+text is set ragged right, hyphenated at legal points. An inline icon (a character that
+`cardgen.text.mark_icons` made of `:name:`) is one em wide, breaks like an ideograph and is drawn
+by `cards.icons.draw_inline`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Callable, Sequence
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from ...text import break_spans, stretch_points
+from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points
 from .page_template import layout_only as _layout_only
 
 
@@ -42,20 +44,26 @@ class TStyle:
     # suits ♠♥♦♣): draw_glyph(canvas, ch, x, baseline, size) draws one.
     glyphs: frozenset[str] = frozenset()
     draw_glyph: Callable[[Any, str, float, float, float], None] | None = None
+    icons_of: Any = None  # the game whose icons/ inline icons (`:name:`, marked) are drawn from
 
 
 
 def game_terms(game, lang: str) -> frozenset[str]:
-    """The game's own words (card type and component names, field labels) in `lang`: a line of
-    its documents does not split them (`TStyle.compounds`)."""
+    """The game's own words (card type and component names, field labels, labels of values) in
+    `lang`: a line of its documents does not split them (`TStyle.compounds`)."""
     texts = [ct.name for ct in game.card_types] + [c.name for c in game.components]
     texts += [spec.label for spec in game.field_specs.values() if spec.label]
-    words = set()
-    for value in texts:
-        word = value.get(lang) if hasattr(value, "get") else str(value)
-        if word and 2 <= len(word) <= 12 and not any(ch in word for ch in " \t\n"):
-            words.add(word)
-    return frozenset(words)
+    texts += [text for per_kind in game.labels.values() for text in per_kind.values()]
+    return terms_of((value.get(lang) if hasattr(value, "get") else str(value) for value in texts))
+
+
+def defined_terms(markdown: str) -> frozenset[str]:
+    """The terms a rules text defines in bold (`これが**山札**です`): short, one word, no punctuation."""
+    return terms_of(m.group(1) for m in re.finditer(r"\*\*([^*\s、。，．,.()（）「」]{2,8})\*\*", markdown))
+
+
+def terms_of(words) -> frozenset[str]:
+    return frozenset(w for w in words if w and 2 <= len(w) <= 12 and not any(ch in w for ch in " \t\n"))
 
 
 @lru_cache(maxsize=200_000)
@@ -130,7 +138,7 @@ class TextBlock(Flowable):
         plain = self.plain
         fonts = self._fonts()
         size = self.style.size
-        widths = [_char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+        widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
         spans = break_spans(plain, widths, width, self.lang, size, _char_width("-", self.style.font, size),
                             self.style.compounds, justified=justify)
@@ -153,7 +161,7 @@ class TextBlock(Flowable):
             for i in range(a, b):
                 if i in cut_set:
                     x += extra
-                if plain[i] in glyphs:  # a piece of its own, font "" (see draw_line)
+                if plain[i] in glyphs or is_icon(plain[i]):  # a piece of its own, font "" (see draw_line)
                     pieces.append((x, plain[i], ""))
                 elif pieces and i not in cut_set and pieces[-1][2] == fonts[i]:
                     px, pt, pf = pieces[-1]
@@ -261,7 +269,14 @@ class TextBlock(Flowable):
                 t.textOut(text)
             canv.drawText(t)
         for px, text, font in line.pieces:
-            if not font and st.draw_glyph is not None:
+            if font:
+                continue
+            if is_icon(text):
+                from ..cards.icons import draw_inline
+
+                colour = "#%02x%02x%02x" % tuple(round(255 * c) for c in st.color)
+                draw_inline(canv, runs(text)[0].value, x + px, baseline, st.size, colour, st.icons_of)
+            elif st.draw_glyph is not None:
                 st.draw_glyph(canv, text, x + px, baseline, st.size)
 
     def draw_extra(self) -> None:

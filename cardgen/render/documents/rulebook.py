@@ -45,10 +45,12 @@ from ...fonts import register_fonts
 from ...io import paths, sandbox
 from ...io.reader import display_path, read_text
 from ...model import Game, Location
+from ...text import mark_icons
+from ..cards.icons import inline_known
 from .directives import Directives, appendix_flowables
 from .markdown import Block, MarkdownLimit, parse_markdown
 from .page_template import _PageTotal, _page_decorator, _canvas_maker
-from .paragraph import Heading, TextBlock, TStyle, game_terms
+from .paragraph import Heading, TextBlock, TStyle, defined_terms, game_terms
 from ... import words
 from .style import LANGS, load_style, templates_dir
 from .toc import Contents, _DocTemplate
@@ -88,7 +90,7 @@ class _Builder(Directives):
     def ts(self, kind: str = "body", **kw: Any) -> TStyle:
         t = self.types[kind]
         base = TStyle(self.body_font, self.strong_font, float(t["size"]), float(t["leading"]), self.col["ink"],
-                      compounds=self.terms)
+                      compounds=self.terms, icons_of=self.game)
         return replace(base, **kw)
 
     # -- the text ---------------------------------------------------------------------------
@@ -113,6 +115,7 @@ class _Builder(Directives):
     def flowables(self, frame_width: float) -> list[Flowable]:
         self.frame_width = frame_width
         text = self.render_source()
+        self.terms = self.terms | defined_terms(text)  # a term the text sets in bold stays whole on a line
         try:
             blocks = parse_markdown(text, self.lang, self.nonce)
         except MarkdownLimit as exc:
@@ -158,6 +161,7 @@ class _Builder(Directives):
     def block(self, block: Block) -> list[Flowable]:
         if block.kind == "directive":
             return self.directives[block.index][0]()
+        block = self.with_icons(block)
         if block.kind == "heading":
             # Never leave a heading alone at the foot of a page: it needs room for a few lines.
             heading = self.heading(block.text, min(block.level, 3))
@@ -197,6 +201,14 @@ class _Builder(Directives):
             t.spaceBefore, t.spaceAfter = 2, 7
             return [t]
         raise ValueError(block.kind)
+
+    def with_icons(self, block: Block) -> Block:
+        """The block with its `:name:` inline icons marked; an unknown one fails at the block's line."""
+        def mark(text: str) -> str:
+            return mark_icons(text, lambda name: inline_known(self.game, name))
+
+        rows = [[mark(cell) for cell in row] for row in block.rows] if block.rows else block.rows
+        return replace(block, text=mark(block.text), rows=rows)
 
     def heading(self, text: str, level: int) -> Heading:
         if level == 1:

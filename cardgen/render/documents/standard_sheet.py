@@ -554,7 +554,7 @@ def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
     report = require_mapping(game)
     gothic, _ = register_fonts()
     title = f"{game.title.get(lang)} — {_w('title', lang)}"
-    pagesize = letter if paper == "letter" else A4
+    pagesize = {"a4": A4, "letter": letter}[paper.lower()]
     buffer = io.BytesIO()
     doc = SimpleDocTemplate(
         buffer, pagesize=pagesize, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + 4 * mm,
@@ -580,6 +580,6 @@ def standard_sheet_path(game: Game, out_dir: str | Path = "output") -> Path:
     return Path(out_dir) / game.id / f"{game.id}-standard-deck.pdf"
 
 
-def write_standard_sheet(game: Game, lang: str, out_dir: str | Path = "output") -> Path:
-    """Write output/<game>/<game>-standard-deck.pdf atomically and return its path."""
-    return write_atomic(standard_sheet_path(game, out_dir), build_standard_sheet(game, lang))
+def write_standard_sheet(game: Game, lang: str, out_dir: str | Path = "output", paper: str = "a4") -> Path:
+    """Write output/<game>/<game>-standard-deck.pdf (A4 or Letter) atomically and return its path."""
+    return write_atomic(standard_sheet_path(game, out_dir), build_standard_sheet(game, lang, paper))

@@ -1,0 +1,97 @@
+"""The document kit: every document on A4 or Letter (`--paper`), read back from the PDFs."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from click.testing import CliRunner
+from pypdf import PdfReader
+from reportlab.lib.units import mm
+
+from cardgen.cli import cli
+from cardgen.fonts import register_fonts
+from cardgen.load import load_game
+from cardgen.render.documents.pages import PageWriter
+from cardgen.render.documents.paragraph import TextBlock, TStyle
+from cardgen.render.documents.playtest import build_playtest
+from cardgen.render.documents.report import build_balance_report, run_report
+from cardgen.render.documents.rulebook import build_rulebook
+from cardgen.render.documents.standard_sheet import build_standard_sheet
+
+PAPER_PT = {"a4": (210 * mm, 297 * mm), "letter": (8.5 * 72, 11 * 72)}
+
+
+def page_sizes(data: bytes) -> set[tuple[float, float]]:
+    return {(round(float(p.mediabox.width), 1), round(float(p.mediabox.height), 1)) for p in PdfReader(io.BytesIO(data)).pages}
+
+
+def expected(paper: str) -> set[tuple[float, float]]:
+    w, h = PAPER_PT[paper]
+    return {(round(w, 1), round(h, 1))}
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_rulebook_on_either_paper(paper):
+    data = build_rulebook(load_game("llll"), "en", paper)
+    assert page_sizes(data) == expected(paper)
+    # the text block follows the paper: a Letter page is wider, so its lines are too
+    assert len(PdfReader(io.BytesIO(data)).pages) >= 4
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_standard_sheet_on_either_paper(paper):
+    assert page_sizes(build_standard_sheet(load_game("requiem"), "ja", paper)) == expected(paper)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_playtest_kit_on_either_paper(paper):
+    assert page_sizes(build_playtest(load_game("ohanatsumi"), "en", paper)) == expected(paper)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_balance_report_on_either_paper(paper):
+    game = load_game("alice")
+    results = run_report(game, games=20, seed=1, workers=1)
+    assert page_sizes(build_balance_report(game, "en", results, paper)) == expected(paper)
+
+
+def test_mapping_sheet_and_report_commands_take_paper(tmp_path):
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path) as here:
+        result = runner.invoke(cli, ["mapping", "requiem", "--sheet", "en", "--paper", "letter"])
+        assert result.exit_code == 0, result.output
+        sheet = (tmp_path / here / "output" / "requiem" / "requiem-standard-deck.pdf").read_bytes()
+        assert page_sizes(sheet) == expected("letter")
+    result = runner.invoke(cli, ["report", "alice", "--games", "10", "--seed", "1", "--out", str(tmp_path),
+                                 "--lang", "en", "--workers", "1", "--paper", "letter"])
+    assert result.exit_code == 0, result.output
+    assert page_sizes((tmp_path / "alice" / "alice-balance.pdf").read_bytes()) == expected("letter")
+
+
+def test_build_paper_reaches_every_document(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "requiem", "--only", "rules", "--only", "standard", "--only", "playtest",
+                                      "--paper", "letter", "--out", str(tmp_path), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    pdfs = sorted((tmp_path / "requiem").glob("requiem-*.pdf"))
+    names = {p.name for p in pdfs}
+    assert {"requiem-rules-ja.pdf", "requiem-rules-en.pdf", "requiem-standard-deck.pdf", "requiem-playtest.pdf"} <= names
+    for pdf in pdfs:
+        assert page_sizes(pdf.read_bytes()) == expected("letter"), pdf.name
+
+
+def test_page_writer_paragraph_is_the_kits_paragraph():
+    """PageWriter sets a paragraph exactly as the kit's TextBlock breaks it (one line breaker)."""
+    gothic, _ = register_fonts()
+    text = "ゲームを始める前に、すべてのカードを混ぜてシャッフルし、1つの山にしてください。山置き場・捨て札置き場・捜査記録・メモの場所を空けておきます。" * 2
+    buffer = io.BytesIO()
+    writer = PageWriter.create(buffer, load_game("alice"), "ja", "test")
+    top = writer.y
+    writer.paragraph(text, size=9.5, gap=0)
+    block = TextBlock([(text, False)], "ja", TStyle(gothic, gothic, 9.5, 9.5 * 1.45, (0, 0, 0)))
+    block.wrap(writer.width, 1000)
+    assert abs((top - writer.y) - len(block.lines) * 9.5 * 1.45) < 0.01
+    assert len(block.lines) >= 3
+    # justified: every line but the last is set to the full measure
+    assert all(abs(line.width - writer.width) < 0.01 for line in block.lines[:-1])
+    assert block.lines[-1].width < writer.width
