@@ -67,18 +67,41 @@ def load_game(spec: str | Path) -> Game:
     root = resolve_game_path(str(spec))
     reader = SchemaReader()
     game_node = reader.read(root / "game.yaml")
-    cards_node: yaml.Node | Path | None = None
-    try:
-        cards_path = card_list_path(root)
-        # a spreadsheet's cells are typed by game.yaml's card_fields, so it is read once they are known
-        cards_node = reader.read(cards_path) if cards_path.suffix == ".yaml" else cards_path
-    except DataError as exc:
-        reader.problems.extend(exc.problems)
+    cards_path, cards_node = read_card_list(reader, root, game_node)
     reader.raise_if_any()
-    game = _build_game(reader, root, game_node, cards_node)
+    game = _build_game(reader, root, game_node, cards_node, cards_path)
     reader.raise_if_any()
     assert game is not None
     return game
+
+
+def read_card_list(r: SchemaReader, root: Path, game_node: yaml.Node | None) -> tuple[Path | None, yaml.Node | None]:
+    """The game's card list (cards.yaml or one spreadsheet) and its node tree; its problems go to `r`.
+
+    A spreadsheet's cells are typed by game.yaml's card_fields, so it is read with them; the
+    node is None, with no problem of its own, when game.yaml is too broken to say (the loader
+    reports game.yaml's problems).
+    """
+    try:
+        path = card_list_path(root)
+    except DataError as exc:
+        r.problems.extend(exc.problems)
+        return None, None
+    if path.suffix == ".yaml":
+        return path, r.read(path)
+    if not isinstance(game_node, yaml.MappingNode):
+        return path, None
+    scratch = SchemaReader()  # card_fields' problems are reported once, by _build_game
+    entries = scratch.mapping(game_node, "game.yaml", set(), None) or {}
+    specs = _field_specs(scratch, entries["card_fields"][1]) if "card_fields" in entries else {}
+    id_format = scratch.scalar(entries["id_format"][1], "id_format", "str") if "id_format" in entries else None
+    if scratch.problems:
+        return path, None
+    try:
+        return path, read_cards(path, specs, id_format if id_format and _ID_FORMAT.match(id_format) else None)
+    except DataError as exc:
+        r.problems.extend(exc.problems)
+        return path, None
 
 
 GAME_KEYS = {
@@ -89,8 +112,9 @@ GAME_REQUIRED = {"id", "title", "players", "card_fields"}
 _ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?[1-9]d?)?\}[^{}]*$")
 
 
-def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_node: yaml.Node | Path | None) -> Game | None:
-    if game_node is None or cards_node is None:
+def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_node: yaml.Node | None,
+                cards_file: Path | None = None) -> Game | None:
+    if game_node is None:
         return None
     g = r.mapping(game_node, "game.yaml", GAME_REQUIRED, GAME_KEYS)
     if g is None:
@@ -129,10 +153,9 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     components = _components(r, g["components"][1]) if "components" in g else ()
     decisions = _decisions(r, g["decisions"][1]) if "decisions" in g else ()
     engine = r.scalar(g["engine"][1], "engine", "str") if "engine" in g else None
-    cards_file = cards_node if isinstance(cards_node, Path) else root / "cards.yaml"
     # "cards.yaml" names the card list, whichever file holds it
     locations: dict[str, Location] = {"game.yaml": Location(display_path(root / "game.yaml"), 1, 1),
-                                      "cards.yaml": Location(display_path(cards_file), 1, 1)}
+                                      "cards.yaml": Location(display_path(cards_file or root / "cards.yaml"), 1, 1)}
     parameters = _parameters(r, g, engine, locations)
     claims: tuple = ()
     if "claims" in g:
@@ -143,14 +166,8 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     back = r.plain(g["back"][1]) if "back" in g else {}
     labels = _labels(r, g["labels"][1], locations) if "labels" in g else {}
 
-    if isinstance(cards_node, Path):
-        if r.problems:  # without sound card_fields the table's columns cannot be read
-            return None
-        try:
-            cards_node = read_cards(cards_node, specs)
-        except DataError as exc:
-            r.problems.extend(exc.problems)
-            return None
+    if cards_node is None:
+        return None
     declared_total, types, cards = _cards(r, cards_node, specs, id_format)
     if None in (game_id, title, min_p, max_p) or declared_total is None:
         return None

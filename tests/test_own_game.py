@@ -64,9 +64,11 @@ def test_a_renamed_copy_is_told_how_to_become_its_own_game(tmp_path):
 
 def test_a_renamed_game_without_figures_fails_at_the_line_that_calls_for_them(tmp_path):
     folder = copy_game("llll", tmp_path, new_id="mine")
+    (folder / "templates").mkdir()
+    shutil.copy(bundled_templates() / "llll" / "layout.yaml", folder / "templates" / "layout.yaml")  # only the figures are missing
     lines = (folder / "rules.ja.md").read_text(encoding="utf-8").splitlines()
     call = next(i for i, line in enumerate(lines, 1) if "setup_figure()" in line)
-    failed = [r for r in check_outputs(load_game(folder)) if not r.ok]
+    failed = [r for r in check_outputs(load_game(folder)) if not r.ok and "figures" in r.message]
     assert failed and failed[0].location.path.endswith("rules.ja.md") and failed[0].location.line == call
     assert "templates/figures.yaml" in failed[0].message
 

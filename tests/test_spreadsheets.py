@@ -287,3 +287,12 @@ def test_an_ods_repeat_bomb_is_refused_before_reading(tmp_path):
     ods(folder / "cards.ods", cells("type", "name_ja", "name_en") + bomb)
     (found,) = problems(folder)
     assert "uses cells up to row 1,000,001, column 16,000" in found
+
+
+def test_a_sweep_overrides_a_spreadsheet_card_list_as_it_does_cards_yaml(tmp_path):
+    from cardgen.analysis.overrides import GameSource
+
+    folder = as_spreadsheet("alice", tmp_path, "xlsx")
+    override = {"cards.red_place.count": 3}
+    assert essence(GameSource(folder).build(override, check=False)) == essence(GameSource("alice").build(override, check=False))
+    assert GameSource(folder).build(override, check=False).total == load_game("alice").total - 1

@@ -251,11 +251,13 @@ class GameSource:
         self.root = resolve_game_path(str(spec))
         reader = SchemaReader()
         self._game_node = reader.read(self.root / "game.yaml")
-        self._cards_node = reader.read(self.root / "cards.yaml")
+        from .. import load
+
+        self._cards_file, self._cards_node = load.read_card_list(reader, self.root, self._game_node)
         reader.raise_if_any()
         digest = hashlib.sha256()
-        for name in ("game.yaml", "cards.yaml"):
-            digest.update((self.root / name).read_bytes())
+        for path in (self.root / "game.yaml", self._cards_file):
+            digest.update(path.read_bytes())
         self.digest = digest.hexdigest()
         self.base = self.build({})
 
@@ -283,7 +285,7 @@ class GameSource:
             except CardgenError as exc:
                 raise Refused(str(exc)) from None
         reader = SchemaReader()
-        game = load._build_game(reader, self.root, game_node, cards_node)
+        game = load._build_game(reader, self.root, game_node, cards_node, self._cards_file)
         if reader.problems or game is None:
             shown = "; ".join(str(p) for p in reader.problems[:4]) or "the game could not be built"
             raise Refused(f"{format_overrides(overrides)}: refused by the game's data rules: {shown}")

@@ -290,8 +290,13 @@ class _Column:
     name: str
 
 
-def read_cards(path: Path, specs: dict[str, FieldSpec]) -> yaml.MappingNode:
-    """The card list in `path` as the node tree of an equivalent cards.yaml; DataError for a table problem."""
+def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = None) -> yaml.MappingNode:
+    """The card list in `path` as the node tree of an equivalent cards.yaml; DataError for a table problem.
+
+    An `id` cell that holds the id the card would get anyway (`id_format`, else `<type>-<copy>`; as
+    export writes it) is not made the card's own, so inserting a row renumbers the cards after it
+    as it would in cards.yaml.
+    """
     shown = display_path(path)
     table = _read_csv(path, shown) if path.suffix == ".csv" else _read_workbook(path, shown)
     rows = [(number, cells) for number, cells in table.rows if any(_text_of(c).strip() for c in cells)]
@@ -350,6 +355,7 @@ def read_cards(path: Path, specs: dict[str, FieldSpec]) -> yaml.MappingNode:
 
     type_nodes = []
     total = 0
+    position = 0  # cards so far, as cards.yaml numbers them for id_format
     for type_id, members in groups:
         first, first_cells = members[0]
         name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in NAME_COLUMNS
@@ -370,7 +376,9 @@ def read_cards(path: Path, specs: dict[str, FieldSpec]) -> yaml.MappingNode:
                     continue
                 count = int(raw)
             own_id = None
-            if ID_COLUMN in by_name and _text_of(cell(cells, ID_COLUMN)).strip():
+            given = _text_of(cell(cells, ID_COLUMN)).strip() if ID_COLUMN in by_name else ""
+            automatic = id_format.format(n=position + len(cards) + 1) if id_format else f"{type_id}-{len(cards) + 1}"
+            if given and given != automatic:
                 if count != 1:
                     problems.append(Problem(at(number, ID_COLUMN), f"an id names one card, but this row has count {count}; "
                                                                    f"give each card its own row or leave the id empty"))
@@ -379,6 +387,7 @@ def read_cards(path: Path, specs: dict[str, FieldSpec]) -> yaml.MappingNode:
             fields = {spec.name: node for spec, cols in field_columns if cols
                       for node in [field_node(cells, number, spec, cols)] if node is not None}
             cards += [(number, fields, own_id)] * count
+        position += len(cards)
         if problems or not cards:
             continue
         total += len(cards)
