@@ -120,8 +120,10 @@ def _plain_spans(text: str, start: int, end: int, markdown: bool) -> Iterator[tu
     yield pos, end
 
 
-def _findings_in(text: str, start: int, end: int, japanese: bool) -> Iterator[tuple[int, int, str, str]]:
-    """(start, end, rule, replacement) for one printed span of `text`."""
+def _findings_in(text: str, start: int, end: int, japanese: bool, strict: bool = False) -> Iterator[tuple[int, int, str, str]]:
+    """(start, end, rule, replacement) for one printed span of `text`. `strict`: the text is
+    known to be Japanese (a `ja:` value, rules.ja.md), so every bracket pair is in a Japanese
+    sentence; otherwise a pair counts when Japanese is inside it or beside it."""
     chunk = text[start:end]
     for m in _FULL_ALNUM.finditer(chunk):
         yield start + m.start(), start + m.end(), "width", jaconv.z2h(m.group(), kana=False, ascii=True, digit=True)
@@ -138,7 +140,7 @@ def _findings_in(text: str, start: int, end: int, japanese: bool) -> Iterator[tu
         after = tail.lstrip(" \t")[:1]
         # a Japanese word beside the brackets (not a Japanese quotation mark closing before an
         # English aside), or Japanese inside them
-        if _JAPANESE_LETTER.search(before + after) or _is_japanese(run.group()):
+        if strict or _JAPANESE_LETTER.search(before + after) or _is_japanese(run.group()):
             # the spaces between a full-width bracket and Japanese go too (「合計 (a)」 -> 「合計（a）」)
             lead = len(head) - len(head.rstrip(" \t")) if _is_japanese(before) else 0
             trail = len(tail) - len(tail.lstrip(" \t")) if _is_japanese(after) else 0
@@ -168,21 +170,21 @@ def text_findings(path: Path, text: str, shown: str | None = None) -> list[Findi
     """Style findings of one file's text (YAML or Markdown by the file's suffix)."""
     shown = shown or display_path(path)
     markdown = path.suffix == ".md"
-    regions: list[tuple[int, int, bool, bool]] = []
+    regions: list[tuple[int, int, bool, bool, bool]] = []  # start, end, Japanese, known to be, Jinja code
     if markdown:
-        japanese = ".ja." in path.name or _is_japanese(text)
-        regions.append((0, len(text), japanese, False))
+        known = ".ja." in path.name
+        regions.append((0, len(text), known or _is_japanese(text), known, False))
     else:
         root = compose(text, shown)
         for node, code, key in _string_scalars(root):
             quoted = 1 if node.style in ("'", '"') else 0  # the YAML quotes are not text (nor a Jinja string)
             # a text's language is its key's ({ja: .., en: ..}); elsewhere, whether it has Japanese in it
             japanese = key != "en" and (key == "ja" or _is_japanese(node.value))
-            regions.append((node.start_mark.index + quoted, node.end_mark.index - quoted, japanese, code))
+            regions.append((node.start_mark.index + quoted, node.end_mark.index - quoted, japanese, key == "ja", code))
     out: list[Finding] = []
-    for start, end, japanese, code in regions:
+    for start, end, japanese, strict, code in regions:
         for span_start, span_end in _printed_spans(text, start, end, markdown, code):
-            for s, e, rule, replacement in _findings_in(text, span_start, span_end, japanese):
+            for s, e, rule, replacement in _findings_in(text, span_start, span_end, japanese, strict):
                 line, column = _position(text, s)
                 out.append(Finding(path, Location(shown, line, column), rule, text[s:e], replacement, s, e))
     out.sort(key=lambda f: f.start)
