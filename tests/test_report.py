@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
 
+from cardgen import words
 from cardgen.cli import cli
 from cardgen.load import load_game
 from cardgen.render.documents.report import build_balance_report, games_of, report_runs, run_report
@@ -85,6 +86,26 @@ def test_chart_labels_are_text_in_the_reports_language(lang, words):
     text = squash("".join(page_texts(report_of("llll", lang))))
     for word in words:
         assert squash(word) in text, word
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_no_policy_or_ending_id_on_the_page(game_id, lang):
+    """Every policy and ending the runs produced is printed by its label; only the command line
+    that reproduces a run keeps the CLI's policy names."""
+    game = load_game(game_id)
+    ids = set()
+    for _run, data in results_of(game_id):
+        ids |= {("policy", p) for p in data["policies"]} | {("ending", e) for e in data["endings"]}
+    lines = [line for text in page_texts(report_of(game_id, lang)) for line in text.splitlines()
+             if "cardgen simulate" not in line and "--" not in line]
+    checked = 0
+    for kind, identifier in sorted(ids):
+        if identifier in words.label(kind, identifier, lang, game):   # en 'heuristic', 'case solved'
+            continue
+        checked += 1
+        assert not [line for line in lines if identifier in line], (kind, identifier)
+    assert checked or lang == "en"
 
 
 def test_per_seat_chart_only_for_multi_player_runs():

@@ -19,6 +19,7 @@ from reportlab.lib.units import mm
 from ... import __version__
 from ...engine.simulate import simulate
 from ...files import write_atomic
+from ... import words
 from ...model import Game
 from ...analysis.metrics import skill_table
 from .charts import BAR_ALT, Bar, Placement, bar_figure, histogram_figure, percent, place_charts, pyplot, to_chart
@@ -26,51 +27,6 @@ from .pages import MARGIN, PageWriter, text_of
 from ...errors import DataError, Problem
 from ...io.schema import Bool, List, Map, OneOf, Int, Str
 from .playtest import TEXT, load_spec
-
-WORDS = {
-    "title": {"ja": "バランス・レポート", "en": "Balance report"},
-    "repro": {"ja": "再現するコマンド", "en": "To reproduce"},
-    "seat": {"ja": "{n}番手", "en": "Seat {n}"},
-    "seats": {"ja": "席（手番順）", "en": "Seat (turn order)"},
-    "win_rate": {"ja": "席ごとの勝率（95 %区間）", "en": "Win rate by seat (95 % interval)"},
-    "strategies": {"ja": "方針ごとの勝率（95 %区間）", "en": "Win rate by policy (95 % interval)"},
-    "wins": {"ja": "勝率", "en": "Win rate"},
-    "policy": {"ja": "方針", "en": "Policy"},
-    "fair": {"ja": "公平な取り分 {share}", "en": "fair share {share}"},
-    "length": {"ja": "ゲームの長さ", "en": "Game length"},
-    "decisions": {"ja": "プレイヤーの選択数（1ゲーム）", "en": "Player decisions per game"},
-    "games_axis": {"ja": "ゲーム数", "en": "Games"},
-    "scores": {"ja": "得点の分布（全席）", "en": "Scores (every seat)"},
-    "scores_solo": {"ja": "得点の分布", "en": "Scores"},
-    "score": {"ja": "得点", "en": "Score"},
-    "seat_scores": {"ja": "のべ人数（全ゲーム・全席）", "en": "Players (every game and seat)"},
-    "endings": {"ja": "ゲームの終わり方（95 %区間）", "en": "How games ended (95 % interval)"},
-    "share": {"ja": "ゲームの割合", "en": "Share of games"},
-    "success_scores": {"ja": "成功したゲームの得点", "en": "Scores of successful games"},
-    "metrics": {"ja": "バランス指標", "en": "Balance metrics"},
-    "measure": {"ja": "指標", "en": "Measure"},
-    "value": {"ja": "値", "en": "Value"},
-    "interval": {"ja": "95 %区間", "en": "95 % interval"},
-    "m_length": {"ja": "長さ（選択数の平均）", "en": "Length (mean player decisions)"},
-    "m_success": {"ja": "成功率", "en": "Success rate"},
-    "m_draws": {"ja": "引き分け率", "en": "Draw rate"},
-    "m_lead": {"ja": "首位交代（1ゲームの平均）", "en": "Lead changes per game"},
-    "m_decisive": {"ja": "決着の時期（勝者が首位を守り始めるまでの割合）",
-                   "en": "Decisiveness (share of the game before the winner leads for good)"},
-    "m_seat": {"ja": "{seat}の有利さ（勝率−公平な取り分）", "en": "{seat} advantage (win rate − fair share)"},
-    "m_score": {"ja": "平均得点", "en": "Mean score"},
-    "skill": {"ja": "腕前は効くか：強い方針と弱い方針", "en": "Does skill matter? Strong against weak policies"},
-    "players": {"ja": "人数", "en": "Players"},
-    "against": {"ja": "相手", "en": "Against"},
-    "win_measure": {"ja": "勝率（{fair}）", "en": "Win rate ({fair})"},
-    "rate": {"ja": "勝率・成功率", "en": "Win or success rate"},
-    "rotating": {"ja": "（席を毎ゲーム回転）", "en": " (seats rotate every game)"},
-    "summary": {"ja": "{games}ゲーム・シード{seed}・{players}・方針：{policies}・cardgen {version}",
-                "en": "{games} games · seed {seed} · {players} · policies: {policies} · cardgen {version}"},
-    "player_count": {"ja": "{n}人", "en": "{n} players"},
-    "one_player": {"ja": "1人", "en": "1 player"},
-}
-
 
 DEFAULT_GAMES = 2000  # games per run when neither --games nor the run's `games:` says
 
@@ -130,9 +86,9 @@ def run_report(game: Game, games: int | None, seed: int, workers: int | None = N
 def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, dict]], paper: str = "a4") -> bytes:
     """Draw the report's pages from simulation results: text by ReportLab, charts by matplotlib."""
     buffer = io.BytesIO()
-    writer = PageWriter.create(buffer, game, lang, WORDS["title"][lang], paper)
+    writer = PageWriter.create(buffer, game, lang, _w("title", lang, game), paper)
     charts = ChartRows(writer)
-    writer.heading(f"{game.title.get(lang)} — {WORDS['title'][lang]}")
+    writer.heading(f"{game.title.get(lang)} — {_w('title', lang, game)}")
     for index, (run, data) in enumerate(results):
         if index:
             writer.new_page()
@@ -152,22 +108,22 @@ def write_balance_report(game: Game, lang: str, out_dir: str | Path, games: int 
 
 # --- words the page shows instead of ids ----------------------------------------------------------
 
+def _w(key: str, lang: str, game: Game, **fields) -> str:
+    """An interface word of the report (words.yaml `report.<key>`, a game may override it)."""
+    return words.word(f"report.{key}", lang, game, **fields)
+
+
 def _label(kind: str, value: str, lang: str, game: Game) -> str:
-    """A policy's or ending's name for the page (the words module's label, once it knows the kind)."""
-    try:
-        from ... import words
-    except ImportError:
-        return str(value)
+    """A policy's or ending's name for the page instead of its id (words.label)."""
     return words.label(kind, value, lang, game=game)
 
 
-def _seat(n: int, lang: str) -> str:
-    return WORDS["seat"][lang].format(n=n)
+def _seat(n: int, lang: str, game: Game) -> str:
+    return words.word("common.seat", lang, game, n=n)
 
 
 def _policies(values, lang: str, game: Game) -> str:
-    sep = "、" if lang == "ja" else ", "
-    return sep.join(_label("policy", p, lang, game) for p in dict.fromkeys(values))
+    return _w("separator", lang, game).join(_label("policy", p, lang, game) for p in dict.fromkeys(values))
 
 
 # --- charts -------------------------------------------------------------------------------------
@@ -205,20 +161,20 @@ class ChartRows:
         writer.y -= title_h + height + 3 * mm
 
 
-FULL_H = 62 * mm
-HALF_H = 60 * mm
+FULL_H = 54 * mm
+HALF_H = 58 * mm
 
 
 def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run: ReportRun, data: dict) -> None:
     writer.heading(text_of(run.title, lang), size=13)
-    policies = _policies(data["policies"], lang, game) + (WORDS["rotating"][lang] if data.get("seat_rotation") else "")
-    players = WORDS["one_player" if data["players"] == 1 else "player_count"][lang].format(n=data["players"])
-    writer.paragraph(WORDS["summary"][lang].format(games=data["games"], seed=data["seed"], players=players,
+    policies = _policies(data["policies"], lang, game) + (_w("rotating", lang, game) if data.get("seat_rotation") else "")
+    players = _w("one_player" if data["players"] == 1 else "player_count", lang, game, n=data["players"])
+    writer.paragraph(_w("summary", lang, game, games=data["games"], seed=data["seed"], players=players,
                                                    policies=policies, version=__version__), size=8.5, gap=2)
     command = (f"cardgen simulate {data['game']} --games {data['games']} --seed {data['seed']} --players {data['players']}"
                + "".join(f" --policy {p}" for p in data["policies"]) + (" --rotate-seats" if data.get("seat_rotation") else "")
                + (f" --variant {data['variant']}" if data.get("variant", "standard") != "standard" else "") + " --format json")
-    writer.paragraph(f"{WORDS['repro'][lang]}: {command}", size=7.5)
+    writer.paragraph(f"{_w('repro', lang, game)}: {command}", size=7.5)
     if run.note:
         writer.paragraph(text_of(run.note, lang), size=9)
     if data.get("metrics"):
@@ -230,18 +186,18 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
     seat_chart = None
     ranked = []  # (title, bars, reference) drawn as horizontal bars
     if multi and "cooperative" not in data:
-        fair = (1 / data["players"], WORDS["fair"][lang].format(share=percent(1 / data["players"])))
+        fair = (1 / data["players"], _w("fair", lang, game, share=percent(1 / data["players"])))
         if data["seats"] and not data.get("seat_rotation"):
-            bars = [Bar(_seat(s["seat"], lang), s["win_rate"], *s["wilson95"]) for s in data["seats"]]
-            seat_chart = (WORDS["win_rate"][lang], bar_figure(
-                plt, bars, full, FULL_H, value_label=WORDS["wins"][lang], category_label=WORDS["seats"][lang],
+            bars = [Bar(_seat(s["seat"], lang, game), s["win_rate"], *s["wilson95"]) for s in data["seats"]]
+            seat_chart = (_w("win_rate", lang, game), bar_figure(
+                plt, bars, full, FULL_H, value_label=_w("wins", lang, game), category_label=_w("seats", lang, game),
                 reference=fair))
         if data.get("strategies"):
-            ranked.append((WORDS["strategies"][lang], WORDS["wins"][lang], fair,
+            ranked.append((_w("strategies", lang, game), _w("wins", lang, game), fair,
                            [Bar(_label("policy", s["policy"], lang, game), s["win_rate"], *s["wilson95"])
                             for s in data["strategies"]]))
     if endings and ("cooperative" in data or (multi and len(endings) > 1)):
-        ranked.append((WORDS["endings"][lang], WORDS["share"][lang], None,
+        ranked.append((_w("endings", lang, game), _w("share", lang, game), None,
                        [Bar(_label("ending", name, lang, game), e["rate"], *e["wilson95"]) for name, e in endings.items()]))
     if seat_chart:
         charts.row([seat_chart])
@@ -260,22 +216,21 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
     if "cooperative" in data:
         scores = {int(k): v for k, v in data["cooperative"].get("scores_of_successes", {}).items()}
         if scores:
-            pair.append((WORDS["success_scores"][lang], scores, WORDS["games_axis"][lang]))
+            pair.append((_w("success_scores", lang, game), scores, _w("score", lang, game), _w("games_axis", lang, game)))
     elif data.get("scores"):
         counts: dict[int, int] = {}
         for per_seat in data["scores"].values():
             for score, count in per_seat.items():
                 counts[int(score)] = counts.get(int(score), 0) + count
-        pair.append((WORDS["scores"][lang] if multi else WORDS["scores_solo"][lang], counts,
-                     WORDS["seat_scores"][lang] if multi else WORDS["games_axis"][lang]))
+        pair.append((_w("scores", lang, game) if multi else _w("scores_solo", lang, game), counts, _w("score", lang, game),
+                     _w("seat_scores", lang, game) if multi else _w("games_axis", lang, game)))
     if data.get("length_counts"):
-        pair.append((WORDS["length"][lang], {int(k): v for k, v in data["length_counts"].items()}, WORDS["games_axis"][lang]))
-    value_labels = {WORDS["length"][lang]: WORDS["decisions"][lang]}
+        pair.append((_w("length", lang, game), {int(k): v for k, v in data["length_counts"].items()},
+                     _w("decisions", lang, game), _w("games_axis", lang, game)))
     if pair:
         width = half if len(pair) == 2 else full
-        charts.row([(title, histogram_figure(plt, counts, width, HALF_H, count_label=axis,
-                                             value_label=value_labels.get(title, WORDS["score"][lang])))
-                    for title, counts, axis in pair])
+        charts.row([(title, histogram_figure(plt, counts, width, HALF_H, value_label=value_axis, count_label=count_axis))
+                    for title, counts, value_axis, count_axis in pair])
 
 
 def _ranked_height(bars: int) -> float:
@@ -301,18 +256,18 @@ def _signed(value: float) -> str:
 def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None:
     """The run's balance metrics (cardgen.analysis.metrics) as a table with 95 % intervals."""
     m = data["metrics"]
-    rows = [[WORDS["m_length"][lang], *_ci(m["length"])]]
+    rows = [[_w("m_length", lang, game), *_ci(m["length"])]]
     if "success_rate" in m:
-        rows.insert(0, [WORDS["m_success"][lang], *_ci(m["success_rate"], "wilson95", True)])
+        rows.insert(0, [_w("m_success", lang, game), *_ci(m["success_rate"], "wilson95", True)])
     elif data["players"] > 1:
         for seat in m.get("seat_advantage", []):
             lo, hi = seat["advantage95"]
-            rows.append([WORDS["m_seat"][lang].format(seat=_seat(seat["seat"], lang)), _signed(seat["advantage"]),
+            rows.append([_w("m_seat", lang, game, seat=_seat(seat["seat"], lang, game)), _signed(seat["advantage"]),
                          f"{_signed(lo)} – {_signed(hi)}"])
-        rows.append([WORDS["m_draws"][lang], *_ci(m["draw_rate"], "wilson95", True)])
-        rows.append([WORDS["m_lead"][lang], *_ci(m["lead_changes"])])
-        rows.append([WORDS["m_decisive"][lang], *_ci(m["decisiveness"])])
-    writer.grid([WORDS["measure"][lang], WORDS["value"][lang], WORDS["interval"][lang]], rows,
+        rows.append([_w("m_draws", lang, game), *_ci(m["draw_rate"], "wilson95", True)])
+        rows.append([_w("m_lead", lang, game), *_ci(m["lead_changes"])])
+        rows.append([_w("m_decisive", lang, game), *_ci(m["decisiveness"])])
+    writer.grid([_w("measure", lang, game), _w("value", lang, game), _w("interval", lang, game)], rows,
                 widths=[3.2, 0.9, 1.4], row_height=5.6 * mm, size=8)
 
 
@@ -324,16 +279,17 @@ def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[R
             lo, hi = row["wilson95"]
             if row["fair"] is None:
                 policy, against = _policies(data["policies"], lang, game), "–"
-                measure = WORDS["m_success"][lang]
+                measure = _w("m_success", lang, game)
             else:
                 policy = _label("policy", row["policies"], lang, game)
                 against = _policies([p for p in data["policies"] if p != row["policies"]], lang, game)
-                measure = WORDS["win_measure"][lang].format(fair=WORDS["fair"][lang].format(share=percent(row["fair"])))
+                measure = _w("win_measure", lang, game, fair=_w("fair", lang, game, share=percent(row["fair"])))
             rows.append([str(row["players"]), policy, against, measure,
                          f"{percent(row['rate'], 1)} [{percent(lo, 1)} – {percent(hi, 1)}]"])
     if not rows:
         return
-    writer.ensure(60 * mm)
-    writer.heading(WORDS["skill"][lang], size=12)
-    writer.grid([WORDS["players"][lang], WORDS["policy"][lang], WORDS["against"][lang], WORDS["measure"][lang],
-                 WORDS["rate"][lang]], rows, widths=[0.45, 1.0, 2.0, 1.45, 1.5], row_height=8 * mm, size=8)
+    row_height = 6.5 * mm
+    writer.ensure(12 * 2 + row_height * (len(rows) + 1))   # heading, head row and every row on one page
+    writer.heading(_w("skill", lang, game), size=12)
+    writer.grid([_w("players", lang, game), _w("policy", lang, game), _w("against", lang, game), _w("measure", lang, game),
+                 _w("rate", lang, game)], rows, widths=[0.45, 1.0, 2.0, 1.45, 1.5], row_height=row_height, size=8)
