@@ -296,3 +296,11 @@ def test_a_sweep_overrides_a_spreadsheet_card_list_as_it_does_cards_yaml(tmp_pat
     override = {"cards.red_place.count": 3}
     assert essence(GameSource(folder).build(override, check=False)) == essence(GameSource("alice").build(override, check=False))
     assert GameSource(folder).build(override, check=False).total == load_game("alice").total - 1
+
+
+def test_cells_without_references_count_towards_the_width(tmp_path):
+    folder = own_game(tmp_path, "cards.xlsx", rows=[["type", "name_ja", "name_en"], ["hero", "英雄", "Hero"]])
+    wide = b'<row r="3">' + b'<c t="inlineStr"><is><t>x</t></is></c>' * (limits.MAX_SHEET_COLUMNS + 1) + b"</row>"
+    rewrite_member(folder / "cards.xlsx", "xl/worksheets/sheet1.xml", lambda xml: xml.replace(b"</sheetData>", wide + b"</sheetData>"))
+    (found,) = problems(folder)
+    assert f"column {limits.MAX_SHEET_COLUMNS + 1}" in found

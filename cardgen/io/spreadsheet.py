@@ -125,6 +125,8 @@ def _bound_rows(count: int, at: Location) -> None:
 
 _XLSX_CELL = re.compile(rb'<(?:\w+:)?c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,9})"')
 _XLSX_ROW = re.compile(rb'<(?:\w+:)?row\b[^>]*?\sr="([0-9]{1,9})"')
+_XLSX_ROW_BODY = re.compile(rb'<(?:\w+:)?row\b.*?</(?:\w+:)?row>', re.S)
+_XLSX_ANY_CELL = re.compile(rb'<(?:\w+:)?c[\s/>]')
 
 
 def _check_workbook_extent(path: Path, shown: str) -> None:
@@ -145,21 +147,20 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
         budget = limits.MAX_UNPACKED_BYTES
         for member in members:
             is_sheet = member.filename.startswith("xl/worksheets/") or member.filename == "content.xml"
-            if member.file_size > budget:
-                raise DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
+            too_big = DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
                                              f"keep only the card list in it")])
-            if not is_sheet:
-                budget -= member.file_size
-                continue
-            try:
+            if member.file_size > budget:
+                raise too_big
+            try:  # every part is unpacked here, bounded, as a part's declared size may lie
                 with archive.open(member) as stream:
                     data = stream.read(budget + 1)
             except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
                 raise DataError([Problem(at, f"the workbook is damaged ({exc}); save it again from the spreadsheet program")]) from None
             if len(data) > budget:
-                raise DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
-                                             f"keep only the card list in it")])
+                raise too_big
             budget -= len(data)
+            if not is_sheet:
+                continue
             rows, columns = _xlsx_extent(data) if member.filename != "content.xml" else _ods_extent(data, at)
             if rows > limits.MAX_SHEET_ROWS or columns > limits.MAX_SHEET_COLUMNS:
                 raise DataError([Problem(at, f"a sheet uses cells up to row {rows:,}, column {columns:,}; the limit is "
@@ -168,8 +169,10 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
 
 
 def _xlsx_extent(data: bytes) -> tuple[int, int]:
+    """The last row and column a sheet's cells reach: by their `r` references, and (cells may
+    omit them and follow each other) by the number of cells in a row."""
     rows = max((int(m.group(1)) for m in _XLSX_ROW.finditer(data)), default=0)
-    columns = 0
+    columns = max((len(_XLSX_ANY_CELL.findall(m.group())) for m in _XLSX_ROW_BODY.finditer(data)), default=0)
     for m in _XLSX_CELL.finditer(data):
         rows = max(rows, int(m.group(2)))
         number = 0
