@@ -109,11 +109,20 @@ def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -
     most = limits.MAX_FILE_BYTES if path.suffix.lower() == ".svg" else limits.MAX_ART_BYTES
     if size > most:
         raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {most / 1024 / 1024:g} MB")
-    data = path.read_bytes()
     if path.suffix.lower() == ".svg":
-        drawing = svg_drawing(data, path, src, at)
+        drawing = _svg(path, mtime_ns, size, src, at)
         return Art(path, "svg", float(drawing.width), float(drawing.height))
-    return Art(path, "raster", *_raster_size(data, RASTER_SUFFIXES[path.suffix.lower()], src, at))
+    return Art(path, "raster", *_raster_size(path.read_bytes(), RASTER_SUFFIXES[path.suffix.lower()], src, at))
+
+
+@lru_cache(maxsize=64)
+def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None):
+    """An SVG file's drawing, converted once per version of the file (drawing it does not change it)."""
+    with path.open("rb") as f:
+        data = f.read(limits.MAX_FILE_BYTES + 1)
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise _error(at, f"image '{src}' is larger than {limits.MAX_FILE_BYTES / 1024 / 1024:g} MB")
+    return svg_drawing(data, path, src, at)
 
 
 def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
@@ -310,7 +319,8 @@ def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
     if art.kind == "svg":
         from reportlab.graphics import renderPDF
 
-        renderPDF.draw(svg_drawing(art.path.read_bytes(), art.path, src, at), c, 0, 0)
+        stat = art.path.stat()
+        renderPDF.draw(_svg(art.path, stat.st_mtime_ns, stat.st_size, src, at), c, 0, 0)
     elif _is_cmyk(c):
         # A PDF/X-1a file (--preset dtc) holds DeviceCMYK only: the pixels go through the same profile as its colours.
         from reportlab.lib.utils import ImageReader
