@@ -304,3 +304,19 @@ def test_cells_without_references_count_towards_the_width(tmp_path):
     rewrite_member(folder / "cards.xlsx", "xl/worksheets/sheet1.xml", lambda xml: xml.replace(b"</sheetData>", wide + b"</sheetData>"))
     (found,) = problems(folder)
     assert f"column {limits.MAX_SHEET_COLUMNS + 1}" in found
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a zip", "bad deflate"])
+def test_a_damaged_workbook_is_a_message(tmp_path, damage):
+    folder = own_game(tmp_path, "cards.xlsx", rows=[["type", "name_ja", "name_en"], ["hero", "英雄", "Hero"]])
+    data = (folder / "cards.xlsx").read_bytes()
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "not a zip":
+        data = b"type,name_ja,name_en\n"
+    else:  # flip bytes inside the compressed sheet, leaving the zip's directory readable
+        start = data.index(b"xl/worksheets/sheet1.xml") + 60
+        data = data[:start] + bytes(b ^ 0x5A for b in data[start:start + 40]) + data[start + 40:]
+    (folder / "cards.xlsx").write_bytes(data)
+    (found,) = problems(folder)
+    assert "cards.xlsx" in found and ("workbook" in found or "damaged" in found)

@@ -20,6 +20,7 @@ import csv
 import io
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -40,6 +41,10 @@ SHEET_NAME = "Cards"  # the sheet export writes and the reader prefers; otherwis
 TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN = "type", "count", "id", "copy"
 NAME_COLUMNS = tuple(f"name_{lang}" for lang in LANGUAGES)
 NOTE_COLUMNS = tuple(f"note_{lang}" for lang in LANGUAGES)
+
+# What a damaged or hostile zip can raise while it is opened or unpacked.
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, RuntimeError, ValueError,
+               NotImplementedError, KeyError)
 
 _STR, _INT, _BOOL, _MAP, _SEQ = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool",
                                  "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
@@ -138,7 +143,7 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
     at = Location(shown, 1, 1)
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except _ZIP_ERRORS as exc:
         raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
     with archive:
         members = archive.infolist()
@@ -154,7 +159,7 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
             try:  # every part is unpacked here, bounded, as a part's declared size may lie
                 with archive.open(member) as stream:
                     data = stream.read(budget + 1)
-            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
+            except _ZIP_ERRORS as exc:
                 raise DataError([Problem(at, f"the workbook is damaged ({exc}); save it again from the spreadsheet program")]) from None
             if len(data) > budget:
                 raise too_big
@@ -236,6 +241,10 @@ def _read_workbook(path: Path, shown: str) -> _Table:
     except CalamineError as exc:
         raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
     except (OSError, ValueError, TypeError) as exc:
+        raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
+    except BaseException as exc:  # a panic inside calamine reaches Python as pyo3's PanicException (a BaseException)
+        if type(exc).__name__ != "PanicException":
+            raise
         raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
     _bound_rows(len(values), at)
     return _Table([(index, list(row)) for index, row in enumerate(values, 1)],
