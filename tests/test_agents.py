@@ -117,60 +117,28 @@ def test_ohanatsumi_history_keeps_the_cards_everyone_saw():
     assert cleanups == 2
 
 
-def test_ohanatsumi_determinizations_match_in_later_rounds():
-    module, rules = _rules("ohanatsumi", 4)
-    bot = make_any_policy(module, "balanced", rules)
+@pytest.mark.parametrize("game_id,players,bot", [("ohanatsumi", 4, "balanced"), ("requiem", 3, "greedy")])
+def test_determinizations_match_late_in_the_game(game_id, players, bot):
+    """Cards shown and then gone from the table (ohanatsumi's opened events after cleanup,
+    requiem's arrivals once fought or retreated) stay named in the public history, so late in
+    a game every sample still matches the seat's information state."""
+    module, rules = _rules(game_id, players)
+    policy = make_any_policy(module, bot, rules)
     determinizer = Determinizer(rules)
     samples = 0
     for seed in (1, 2):
         state = rules.new_initial_state(None)
         rng = random.Random(seed)
+        decisions = 0
         while True:
             resolve_chance(state, rng)
             if state.is_terminal():
                 break
             seat = state.current_player()
-            if state.public_view()["round"] >= 3 and len(state.legal_actions()) > 1:
+            decisions += 1
+            if decisions > 20 and decisions % 3 == 0 and len(state.legal_actions()) > 1:
                 sampled, ok = determinizer.sample(state.observation(seat), random.Random(samples))
                 samples += 1
                 assert ok and sampled.information_state_string(seat) == state.information_state_string(seat)
-            state.apply_unchecked(choose(bot, state, seat, rng))
+            state.apply_unchecked(choose(policy, state, seat, rng))
     assert samples >= 4
-
-
-def test_determinizations_vary_what_the_seat_has_not_seen():
-    rules, state = _mid_game("llll", 4, "standard", 3, 2)
-    seat = state.current_player()
-    obs = state.observation(seat)
-    determinizer = Determinizer(rules)
-    hidden = set()
-    for k in range(20):
-        sampled, ok = determinizer.sample(obs, random.Random(k))
-        assert ok
-        hidden.add(tuple(sampled.zones().get("castle", ())) + tuple(sampled.zones().get("aside", ())))
-    assert len(hidden) > 1
-
-
-@pytest.mark.parametrize("game_id,players", [("llll", 3), ("alice", 2), pytest.param("requiem", 3, marks=pytest.mark.slow),
-                                             pytest.param("ohanatsumi", 2, marks=pytest.mark.slow)])
-def test_ismcts_plays_legal_games_to_the_end(game_id, players):
-    module, rules = _rules(game_id, players)
-    agent = make_any_policy(module, "ismcts:4", rules)
-    assert isinstance(agent, ISMCTSPolicy)
-    others = [make_any_policy(module, "random", rules) for _ in range(players - 1)]
-    state = play(rules, [agent] + others, 5)
-    assert state.is_terminal()
-    assert agent.stats["moves"] > 0 and agent.iterations_per_second() > 0
-
-
-def test_ismcts_runs_through_simulate_with_its_name():
-    report = simulate("alice", games=2, players=1, policies=["ismcts:5"], workers=1).as_dict()
-    assert report["policies"] == ["ismcts:5"] and report["games"] == 2
-
-
-@pytest.mark.slow
-def test_ismcts_prefers_success_over_random_in_alice_solo():
-    """Fixed seeds, few games: a smoke test of strength, not a measurement (see bench_agents)."""
-    searched = simulate("alice", games=12, seed=3, players=1, policies=["ismcts:60"], workers=1).successes
-    blind = simulate("alice", games=12, seed=3, players=1, policies=["random"], workers=1).successes
-    assert searched >= blind

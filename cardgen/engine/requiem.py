@@ -284,6 +284,9 @@ class State(core.State):
             self._city_order = None
         self.city = core.Deck(stacked_city or list(rules.city_extra), ordered=bool(stacked_city))   # filled after the deal
         self.arrival: list[str | None] = [None] * slots
+        # history index of each arrival's face-down draw: once the card is shown (scouted, fought
+        # or sent to the retreat area) everyone knows that draw, after the turn too
+        self.arrival_at: list[int] = [-1] * slots
         self.revealed: set[str] = set()
         self.intercept: list[str | None] = [None] * slots
         self.owner: list[int] = [-1] * slots
@@ -349,6 +352,7 @@ class State(core.State):
                 self.enemy_count[k] -= 1
             self.arrival[k] = card
             self.hidden_moves[len(self.history) - 1] = ()      # arrives face down
+            self.arrival_at[k] = len(self.history) - 1
             self._next_arrival(k + 1)
         elif phase == DAMAGE:
             self._take_damage(card)
@@ -510,6 +514,7 @@ class State(core.State):
         if kind == "scout":
             self.tapped.add(args[0])
             self.revealed.add(self.arrival[args[1]])
+            self.reveal((self.arrival_at[args[1]],))
         elif kind == "rally":
             line = self.lines[seat]
             self.tapped.difference_update(line)
@@ -620,6 +625,7 @@ class State(core.State):
                 if enemy is None or (intercept[k] is not None and k != self.defence):
                     continue
                 arrival[k] = None
+                self.reveal((self.arrival_at[k],))
                 if rank[prince] + rank[enemy] >= rules.defence_falls_at:
                     self.enemy_dead.append(enemy)
                 else:
@@ -632,6 +638,7 @@ class State(core.State):
             if ally is None or enemy is None:
                 continue
             arrival[k] = None
+            self.reveal((self.arrival_at[k],))
             outcome = rules.combat(rank[ally], rank[enemy])
             if outcome == WIN:
                 self.enemy_dead.append(enemy)
@@ -682,6 +689,7 @@ class State(core.State):
             if enemy is not None:
                 self.enemy_retreat.append(enemy)
                 self.arrival[k] = None
+                self.reveal((self.arrival_at[k],))
         self.phase = RESCUE
         self._next_seat(0)
 

@@ -225,7 +225,7 @@ class Directives:
                 rows.append([self.t(ct.name), str(ct.count)] + extra)
         bold.append(len(rows))
         shade.append(len(rows))
-        rows.append([f"{L['card']} {L['total']}" if self.lang == "en" else f"{L['card']}　{L['total']}",
+        rows.append([L["card_total"],
                      L["cards_unit"].format(n=self.game.total)] + [""] * (width - 2))
         for comp in self.game.components:
             note = self.t(comp.note) if (notes and comp.note) else ""
