@@ -14,7 +14,7 @@ from ...errors import DataError, Problem
 from ...io import sandbox
 from ...io.reader import SchemaReader, compose, display_path, read_text
 from ...model import Card, CardType, Location, Text
-from .figures import Figure, _card_mm, _check_figures, _KEEP_LINES, figures_path
+from .figures import CardAnatomy, Figure, anatomy_boxes, _check_figures, _KEEP_LINES, figures_path
 from .paragraph import TextBlock
 from .table import text_table
 from .toc import _TocMark
@@ -177,6 +177,7 @@ class Directives:
             "figure": lambda fig, **kw: b.directive(lambda: b.figure(fig, **kw)),
             "play_area_diagram": lambda **kw: b.directive(lambda: b.figure("play_area", **kw)),
             "setup_figure": lambda **kw: b.directive(lambda: b.figure("setup", **kw)),
+            "card_anatomy": lambda card, boxes, **kw: b.directive(lambda: b.card_anatomy(card, boxes, **kw)),
             "appendix": lambda title="": b.directive(lambda: b.appendix(title)),
             "find": find, "index_by": index_by,
             "label": lambda kind, value: words.label(kind, value, b.lang, g),
@@ -185,7 +186,8 @@ class Directives:
 
     # -- generated parts ---------------------------------------------------------------------
     def cell(self, text: str, head: bool = False, align: str = "left", kind: str = "table") -> TextBlock:
-        return TextBlock(text, self.lang, self.ts(kind, all_strong=head, align=align))
+        # a table cell is set ragged: justified, a narrow column shows gaps rather than an even edge
+        return TextBlock(text, self.lang, self.ts(kind, all_strong=head, align=align, justify=False))
 
     def table(self, rows: list[list[Any]], header_rows: int = 1, widths: Sequence[float | None] | None = None,
               align: Sequence[str] | None = None, shade_rows: Sequence[int] = (), bold_rows: Sequence[int] = (),
@@ -394,7 +396,7 @@ class Directives:
         node = compose(rendered, shown)
         if node is None:
             raise DataError([Problem(Location(shown, 1, 1), "the figures file is empty; describe at least one figure")])
-        figures = _check_figures(r, node, self.style["colours"])
+        figures = _check_figures(r, node, self.style["colours"], self.game)
         r.raise_if_any()
         self._figures = figures
         return figures
@@ -407,9 +409,7 @@ class Directives:
                                         or not 3 <= max_card_mm <= 60):
             raise ValueError(f"figure {name!r}: max_card_mm must be a number of mm from 3 to 60")
         spec = figures[name]
-        w_mm, h_mm = _card_mm(self.game.card_size)
-        fig = Figure(spec, self.lang, h_mm / w_mm, self.style, self.fonts,
-                     max_card_mm or float(spec.get("card_mm", 15)))
+        fig = Figure(spec, self.game, self.lang, self.style, self.fonts, max_card_mm or float(spec.get("card_mm", 15)))
         out: list[Flowable] = [fig]
         if caption and spec.get("caption"):
             self.counters_fig = getattr(self, "counters_fig", 0) + 1
@@ -418,6 +418,14 @@ class Directives:
             out.append(TextBlock(text, self.lang, self.ts("small", align="center", color=self.col["muted"], space_before=4, space_after=6)))
         return [Spacer(1, 4), KeepTogether(out)]
 
+
+    def card_anatomy(self, card: str, boxes: Sequence[str], width_mm: float = 52.0) -> list[Flowable]:
+        """A real front of `card` with numbered callouts to its layout `boxes`, in the order of the list that follows."""
+        if not isinstance(width_mm, (int, float)) or isinstance(width_mm, bool) or not 20 <= width_mm <= 120:
+            raise ValueError("card_anatomy: width_mm must be a number of mm from 20 to 120")
+        found, chosen = anatomy_boxes(self.game, card, boxes)
+        figure = CardAnatomy(self.game, found, chosen, self.lang, self.style, self.fonts, float(width_mm))
+        return [Spacer(1, 4), figure, Spacer(1, 6)]
 
 
 def appendix_flowables(game, lang: str) -> list[Flowable]:

@@ -1,4 +1,6 @@
-"""Rulebook figures: vector drawings of a play area described in a figures YAML file."""
+"""Rulebook figures: drawings of a play area described in a figures YAML file, with the game's own
+cards (faces and backs drawn by the card renderer at figure scale), and a card's anatomy (a real
+face with numbered callouts to its layout boxes)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ from reportlab.platypus import Flowable
 from ...io import paths
 from ...io.reader import SchemaReader
 from ...io.schema import Anything, Bool, Dict, Int, List, Map, Num, Str, validate
-from ...model import Game
+from ...model import Card, Game
 from ...text import break_lines
+from ..cards.card import Face, back_group, card_size_mm, draw_face
+from ..cards.layout import get_layout
 from .page_template import layout_only as _layout_only
 
 
@@ -29,8 +33,9 @@ _ITEM = Map({
     "mark": Anything(), "depth": Int(0, 10), "n": Int(0, 100), "step": Num(0.1, 10), "faces": List(_FACE, max_items=100),
     "texts": List(Anything(), max_items=100), "marks": List(Anything(), max_items=100),
     "align": Str(("left", "center", "right")), "size": Num(3, 40), "colour": Str(), "from": _POINT, "to": _POINT,
+    "card": Str(), "cards": List(Anything(), max_items=100),  # "" leaves a place without a card
 }, optional={"x", "y", "w", "h", "label", "label_at", "face", "text", "rotate", "mark", "depth", "n", "step", "faces",
-             "texts", "marks", "align", "size", "colour", "from", "to"})
+             "texts", "marks", "align", "size", "colour", "from", "to", "card", "cards"})
 _FIGURE = Map({"caption": Anything(), "card_mm": Num(3, 60), "width": Num(0.1, 100), "height": Num(0.1, 100),
                "items": List(_ITEM, min_items=1, max_items=500)},
               optional={"caption", "card_mm", "width", "height"})
@@ -45,7 +50,23 @@ def figures_path(game: Game) -> Path | None:
     return paths.game_template(game, "figures.yaml")
 
 
-def _check_figures(r: SchemaReader, node: yaml.Node, colours: dict) -> dict:
+def find_card(game: Game, ref: str) -> Card | None:
+    """The card a figure names: a card id (AL09), or a card type (alice_red) for its first copy."""
+    for card in game.cards:
+        if card.id == ref:
+            return card
+    for card in game.cards:
+        if card.type_id == ref:
+            return card
+    return None
+
+
+def _unknown_card(game: Game, ref: str) -> str:
+    return (f"no card '{ref}' in the card list; name a card id such as {game.cards[0].id} "
+            f"or a card type such as {game.cards[0].type_id}")
+
+
+def _check_figures(r: SchemaReader, node: yaml.Node, colours: dict, game: Game) -> dict:
     figures = validate(r, node, Dict(Str(), _FIGURE, max_items=50), "figures") or {}
     if r.problems:
         return {}
@@ -57,6 +78,13 @@ def _check_figures(r: SchemaReader, node: yaml.Node, colours: dict) -> dict:
             for needed in _NEEDS.get(kind, ()):
                 if needed not in item:
                     r.error(item_node, f"a figure item of type {kind} needs '{needed}'")
+            refs = [item["card"]] if "card" in item else []
+            refs += list(item["cards"].value) if "cards" in item else []
+            for ref in refs:
+                if not isinstance(ref, yaml.ScalarNode) or not isinstance(ref.value, str):
+                    r.error(ref, "a figure card must be a card id or a card type (or \"\" for none)")
+                elif ref.value and find_card(game, ref.value) is None:
+                    r.error(ref, _unknown_card(game, ref.value))
             if "colour" in item and item["colour"].value not in colours:
                 r.error(item["colour"], f"colour '{item['colour'].value}' is not one of style.yaml's colours: {', '.join(sorted(colours))}")
     return figures
@@ -66,12 +94,18 @@ class Figure(Flowable):
     """A vector drawing of a play area described in templates/rulebook/figures/<game>.yaml.
 
     Coordinates are in card widths, from the top left; a card is 1 wide and as tall as the
-    game's card proportions make it.
+    game's card proportions make it. A card item naming a card (`card: AL09` or a card type)
+    shows that card's front face up and its back face down; a face-down card naming none shows
+    the back of the game's first card. At figure scale a card is a picture of the card: what the
+    reader must read goes in the item's `text`, set in a legible label over it.
     """
 
-    def __init__(self, spec: dict, lang: str, ratio: float, style: dict, fonts: tuple[str, str], max_card_mm: float = 15.0) -> None:
+    def __init__(self, spec: dict, game: Game, lang: str, style: dict, fonts: tuple[str, str],
+                 max_card_mm: float = 15.0) -> None:
         super().__init__()
-        self.spec, self.lang, self.ratio = spec, lang, ratio
+        self.spec, self.game, self.lang = spec, game, lang
+        self.card_w_mm, self.card_h_mm = card_size_mm(game)
+        self.ratio = self.card_h_mm / self.card_w_mm
         self.colours = style["colours"]
         self.gothic, self.mincho = fonts
         self.max_card = max_card_mm * mm
@@ -135,36 +169,21 @@ class Figure(Flowable):
         return y
 
     def _card(self, x: float, y: float, face: str, text: str, rotate: bool = False, dashed: bool = False,
-              mark: str = "") -> None:
+              mark: str = "", card: str = "") -> None:
         canv = self.canv
         w, h = (self.ratio, 1.0) if rotate else (1.0, self.ratio)
         x0, y1 = self._pt(x, y)
         pw, ph = w * self.unit, h * self.unit
         r = 0.06 * self.unit
         canv.setLineWidth(0.6)
+        shown = None if dashed else _figure_face(self.game, card, face)
         if dashed:
             canv.setDash(2, 2)
             canv.setStrokeColorRGB(*self.colours["muted"])
             canv.roundRect(x0, y1 - ph, pw, ph, r, stroke=1, fill=0)
             canv.setDash()
-        elif face == "down":
-            canv.setStrokeColorRGB(*self.colours["ink"])
-            canv.setFillColorRGB(*self.colours["card_back"])
-            canv.roundRect(x0, y1 - ph, pw, ph, r, stroke=1, fill=1)
-            # A simple lattice so a face-down card reads as a back even in grey print.
-            canv.saveState()
-            p = canv.beginPath()
-            p.roundRect(x0, y1 - ph, pw, ph, r)
-            canv.clipPath(p, stroke=0, fill=0)
-            canv.setStrokeColorRGB(1, 1, 1)
-            canv.setLineWidth(0.35)
-            step = 0.18 * self.unit
-            k = -ph
-            while k < pw + ph:
-                canv.line(x0 + k, y1 - ph, x0 + k + ph, y1)
-                canv.line(x0 + k + ph, y1 - ph, x0 + k, y1)
-                k += step
-            canv.restoreState()
+        elif shown is not None:
+            place_face(canv, self.game, shown, self.lang, x0, y1 - ph, self.unit, rotate, r)
         else:
             canv.setStrokeColorRGB(*self.colours["ink"])
             canv.setFillColorRGB(*self.colours["card_face"])
@@ -175,10 +194,12 @@ class Figure(Flowable):
             total = len(lines) * size * 1.2
             top = y1 - ph / 2 + total / 2
             color = self.colours["muted"] if dashed else self.colours["ink"]
-            if face == "down" and not dashed:
+            if shown is not None:
+                # a real card at figure scale is a picture: its label sits on a white plate to stay legible
                 widest = max(pdfmetrics.stringWidth(l, self.gothic, size) for l in lines)
                 canv.setFillColorRGB(1, 1, 1)
-                canv.roundRect(x0 + pw / 2 - widest / 2 - 2, top - total - 1.5, widest + 4, total + 2.5, 1.5, stroke=0, fill=1)
+                canv.roundRect(x0 + pw / 2 - widest / 2 - 2, top - total - 1.5, widest + 4, total + 2.5, 1.5,
+                               stroke=0, fill=1)
             self._draw_text(text, x0 + pw / 2, top, pw - 0.12 * self.unit, size, self.gothic, color=color)
         if mark:
             size = max(min(0.14 * self.unit, 6.5), 4.5)
@@ -218,22 +239,24 @@ class Figure(Flowable):
                                     color=self.colours["accent"])
             elif kind in ("card", "slot"):
                 self._card(x, y, item.get("face", "up"), self._label(item.get("text")), bool(item.get("rotate")),
-                           dashed=kind == "slot", mark=self._label(item.get("mark")))
+                           dashed=kind == "slot", mark=self._label(item.get("mark")), card=item.get("card", ""))
             elif kind == "deck":
                 depth = int(item.get("depth", 3))
                 for k in range(depth, 0, -1):
-                    self._card(x + 0.035 * k, y - 0.035 * k, item.get("face", "down"), "")
-                self._card(x, y, item.get("face", "down"), self._label(item.get("text")))
+                    self._card(x + 0.035 * k, y - 0.035 * k, item.get("face", "down"), "", card=item.get("card", ""))
+                self._card(x, y, item.get("face", "down"), self._label(item.get("text")), card=item.get("card", ""))
             elif kind == "row":
                 n = int(item["n"])
                 step = float(item.get("step", 1.15))
                 faces = item.get("faces") or [item.get("face", "up")] * n
                 texts = item.get("texts") or [item.get("text")] * n
                 marks = item.get("marks") or [item.get("mark")] * n
+                cards = item.get("cards") or [item.get("card", "")] * n
                 for k in range(n):
                     kind_k = "slot" if faces[k % len(faces)] == "slot" else "card"
                     self._card(x + k * step, y, faces[k % len(faces)], self._label(texts[k % len(texts)]),
-                               dashed=kind_k == "slot", mark=self._label(marks[k % len(marks)]))
+                               dashed=kind_k == "slot", mark=self._label(marks[k % len(marks)]),
+                               card=cards[k % len(cards)])
             elif kind == "chips":
                 n = int(item["n"])
                 w = float(item.get("w", 2))
@@ -279,10 +302,152 @@ class Figure(Flowable):
 
 
 
-def _card_mm(card_size: str) -> tuple[float, float]:
-    sizes = {"poker": (63.5, 88.9), "bridge": (57.15, 88.9), "mini": (44, 68), "euro": (59, 92), "tarot": (70, 120)}
-    if card_size in sizes:
-        return sizes[card_size]
-    w, h = card_size.lower().split("x")
-    return float(w), float(h)
+def _figure_face(game: Game, ref: str, face: str) -> Face | None:
+    """The face a figure card shows: the named card's front (face up) or back (face down); a face-down
+    card naming none shows the back of the game's first card; a face-up one naming none is blank."""
+    card = find_card(game, str(ref)) if ref not in (None, "") else (game.cards[0] if face == "down" and game.cards else None)
+    if card is None:
+        return None
+    side = "back" if face == "down" else "front"
+    return Face(card, side, get_layout(game).entry_for(card).own_back)
 
+
+def _face_form(canv, game: Game, face: Face, lang: str) -> str:
+    """The name of a form XObject holding `face` at its real size, drawn once per canvas by the card
+    renderer (a figure shows the same face many times: decks, rows)."""
+    forms = canv.__dict__.setdefault("_cardgen_figure_faces", {})
+    own = face.side == "front" or face.own_back
+    key = (game.id, face.side, face.card.id if own else back_group(game, face.card), lang)
+    name = forms.get(key)
+    if name is None:
+        w_mm, h_mm = card_size_mm(game)
+        name = f"CardgenFig{'Back' if face.side == 'back' else 'Front'}{len(forms) + 1}"
+        canv.beginForm(name, 0, 0, w_mm * mm, h_mm * mm)
+        draw_face(canv, game, face, 0, 0, w_mm, h_mm, 0, lang)
+        canv.endForm()
+        forms[key] = name
+    return name
+
+
+def place_face(canv, game: Game, face: Face, lang: str, x: float, y: float, width: float, rotate: bool = False,
+               radius: float = 0.0) -> None:
+    """Draw `face` `width` points wide with its lower left corner at (x, y) (sideways: turned a quarter
+    to the left, `width` tall), clipped to rounded corners and outlined like a cut card."""
+    w_mm, h_mm = card_size_mm(game)
+    scale = width / (w_mm * mm)
+    name = _face_form(canv, game, face, lang)
+    canv.saveState()
+    canv.translate(x, y)
+    if rotate:
+        canv.translate(h_mm * mm * scale, 0)
+        canv.rotate(90)
+    canv.scale(scale, scale)
+    clip = canv.beginPath()
+    clip.roundRect(0, 0, w_mm * mm, h_mm * mm, radius / scale)
+    canv.clipPath(clip, stroke=0, fill=0)
+    canv.doForm(name)
+    canv.restoreState()
+    canv.saveState()
+    canv.translate(x, y)
+    if rotate:
+        canv.translate(h_mm * mm * scale, 0)
+        canv.rotate(90)
+    canv.setLineWidth(0.5)
+    canv.setStrokeColorRGB(0.35, 0.35, 0.38)
+    canv.roundRect(0, 0, width, h_mm * mm * scale, radius, stroke=1, fill=0)
+    canv.restoreState()
+
+
+def anatomy_boxes(game: Game, ref: str, names: Sequence[str]) -> tuple[Card, list]:
+    """The card and the front layout boxes a card_anatomy figure points at (KeyError naming what is wrong)."""
+    card = find_card(game, str(ref))
+    if card is None:
+        raise KeyError(_unknown_card(game, str(ref)))
+    if isinstance(names, str) or not names or len(names) > 20:
+        raise ValueError("card_anatomy: boxes must be a list of 1 to 20 box names of the card's front layout")
+    front = {b.name: b for b in get_layout(game).boxes(card, "front")[0]}
+    boxes = []
+    for name in names:
+        if name not in front:
+            raise KeyError(f"card_anatomy: card {card.id} has no box {str(name)!r} on its front "
+                           f"(its layout has: {', '.join(front)})")
+        boxes.append(front[name])
+    return card, boxes
+
+
+class CardAnatomy(Flowable):
+    """A card's front at near real size with numbered markers beside it and leader lines to the layout
+    boxes they explain; the rules text's numbered list below is keyed to the numbers."""
+
+    GAP = 9 * mm      # from the card's edge to a marker's centre
+    RADIUS = 2.4 * mm
+
+    def __init__(self, game: Game, card: Card, boxes: Sequence, lang: str, style: dict, fonts: tuple[str, str],
+                 width_mm: float = 52.0) -> None:
+        super().__init__()
+        self.game, self.card, self.boxes, self.lang = game, card, list(boxes), lang
+        self.colours = style["colours"]
+        self.gothic = fonts[0]
+        w_mm, h_mm = card_size_mm(game)
+        self.card_w = min(width_mm, w_mm) * mm
+        self.card_h = self.card_w * h_mm / w_mm
+
+    def wrap(self, aw, ah):
+        self.width = aw
+        self.height = self.card_h + 2 * self.RADIUS
+        return aw, self.height
+
+    def markers(self) -> list[tuple[float, ...]]:
+        """(marker x, marker y, anchor x, anchor y, box x, box y, box w, box h) per box, in the flowable's points."""
+        layout = get_layout(self.game)
+        scale = self.card_w / (layout.width * mm)
+        left, top = (self.width - self.card_w) / 2, self.RADIUS + self.card_h
+        spacing = 2 * self.RADIUS + 1.5
+        placed: dict[int, tuple[float, float, float, float]] = {}
+        for side in ("left", "right"):
+            ones = [(i, b) for i, b in enumerate(self.boxes)
+                    if (b.x + b.w / 2 < layout.width / 2) == (side == "left")]
+            ones.sort(key=lambda ib: ib[1].y + ib[1].h / 2)
+            last = None
+            for i, b in ones:
+                bx0, bx1 = left + b.x * mm * scale, left + (b.x + b.w) * mm * scale
+                by1, by0 = top - b.y * mm * scale, top - (b.y + b.h) * mm * scale  # top and bottom edges
+                y = (by0 + by1) / 2
+                if last is not None:
+                    y = min(y, last - spacing)  # keep markers apart; the leader line still finds the box
+                last = y
+                inset_y = min(1.0 * mm, (by1 - by0) / 2)
+                ax = bx0 if side == "left" else bx1  # on the box's edge: the line never crosses what it points at
+                ay = min(max(y, by0 + inset_y), by1 - inset_y)
+                mx = left - self.GAP if side == "left" else left + self.card_w + self.GAP
+                placed[i] = (mx, y, ax, ay, bx0, by0, bx1 - bx0, by1 - by0)
+        return [placed[i] for i in range(len(self.boxes))]
+
+    def draw(self) -> None:
+        canv = self.canv
+        if _layout_only(canv):
+            return
+        left = (self.width - self.card_w) / 2
+        face = Face(self.card, "front", get_layout(self.game).entry_for(self.card).own_back)
+        place_face(canv, self.game, face, self.lang, left, self.RADIUS, self.card_w, radius=3 * mm * self.card_w / (63.5 * mm))
+        accent = self.colours["accent"]
+        for n, (mx, my, ax, ay, bx, by, bw, bh) in enumerate(self.markers(), 1):
+            toward = 1 if ax > mx else -1
+            # the box the number explains, outlined so the reader sees its extent, not just a point
+            canv.setStrokeColorRGB(*accent)
+            canv.setLineWidth(0.5)
+            canv.setDash(1.5, 1.2)
+            canv.rect(bx, by, bw, bh, stroke=1, fill=0)
+            canv.setDash()
+            canv.setStrokeColorRGB(*accent)
+            canv.setFillColorRGB(*accent)
+            canv.setLineWidth(0.8)
+            canv.line(mx + toward * self.RADIUS, my, ax, ay)
+            canv.setStrokeColorRGB(1, 1, 1)
+            canv.setLineWidth(0.5)
+            canv.circle(ax, ay, 1.1, stroke=1, fill=1)
+            canv.circle(mx, my, self.RADIUS, stroke=1, fill=1)
+            size = 8.5 if n < 10 else 7.0
+            canv.setFillColorRGB(1, 1, 1)
+            canv.setFont(self.gothic, size)
+            canv.drawCentredString(mx, my - size * 0.36, str(n))
