@@ -10,7 +10,8 @@ templates):
   A pair counts as Japanese when a Japanese character is inside it or touches it.
 - `kana`: no half-width katakana (JTF 2.1.6): 「ｱﾘｽ」 is 「アリス」.
 - `ellipsis`: the ellipsis is two three-dot leaders 「……」 (JTF 4.2.4), never 「...」 「・・・」 「···」
-  or a single 「…」; in English text a centred 「···」 is the English 「…」.
+  or a single 「…」. English text writes "...": the bundled fonts draw 「…」 centred, Japanese style,
+  so an English 「…」 or 「···」 prints as the Japanese one.
 - `dash`: the long dash is two horizontal bars 「――」, never an em dash 「—」 or a lone 「―」.
 
 Every finding is a warning at file:line:column. `fix_files` rewrites only the offending
@@ -43,7 +44,8 @@ _HALF_KANA = re.compile(r"[\uff61-\uff9f]+")
 _PAREN = re.compile(r"\(([^()\n]*)\)")
 _PAREN_RUN = re.compile(r"\([^()\n]*\)(?:[+＋・、,]?\([^()\n]*\))*")
 _ELLIPSIS_JA = re.compile(r"\.{3,}|[・･]{3,}|[·]{2,}|‥+|…+")
-_CENTRED_DOTS = re.compile(r"[·・･]{3}")
+# The bundled fonts (IPAex) draw U+2026 centred, Japanese style, so English spells it "...".
+_ELLIPSIS_EN = re.compile(r"…+|[·・･]{3}|⋯")
 _DASH_JA = re.compile(r"[—―─]+")
 # Jinja: expressions, statements, comments; inside code only quoted strings are printed text.
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
@@ -79,7 +81,7 @@ _WHY = {
     "bracket": "brackets are full-width in a Japanese sentence, JTF 4.3.1",
     "kana": "no half-width katakana, JTF 2.1.6",
     "ellipsis": "the ellipsis is 「……」 in Japanese, JTF 4.2.4",
-    "ellipsis-en": "English text uses the English ellipsis",
+    "ellipsis-en": "English text spells the ellipsis with full stops; the fonts draw 「…」 centred, Japanese style",
     "dash": "the long dash is 「――」 in Japanese",
 }
 
@@ -130,8 +132,8 @@ def _findings_in(text: str, start: int, end: int, japanese: bool, strict: bool =
     for m in _HALF_KANA.finditer(chunk):
         yield start + m.start(), start + m.end(), "kana", jaconv.h2z(m.group(), kana=True, ascii=False, digit=False)
     if not japanese:
-        for m in _CENTRED_DOTS.finditer(chunk):
-            yield start + m.start(), start + m.end(), "ellipsis-en", "…"
+        for m in _ELLIPSIS_EN.finditer(chunk):
+            yield start + m.start(), start + m.end(), "ellipsis-en", "..."
         return
     for run in _PAREN_RUN.finditer(chunk):  # "(i)(ii)(iii)" is judged as one
         head = chunk[:run.start()]
@@ -173,7 +175,8 @@ def text_findings(path: Path, text: str, shown: str | None = None) -> list[Findi
     regions: list[tuple[int, int, bool, bool, bool]] = []  # start, end, Japanese, known to be, Jinja code
     if markdown:
         known = ".ja." in path.name
-        regions.append((0, len(text), known or _is_japanese(text), known, False))
+        japanese = known or (".en." not in path.name and _is_japanese(text))
+        regions.append((0, len(text), japanese, known, False))
     else:
         root = compose(text, shown)
         for node, code, key in _string_scalars(root):

@@ -23,7 +23,7 @@ EXPECTED = [
     ("game.yaml", 22, 16, "kana", "ｶｰﾄﾞ", "カード"),
     ("game.yaml", 22, 21, "width", "１", "1"),
     ("game.yaml", 25, 19, "ellipsis", "...", "……"),
-    ("game.yaml", 25, 61, "ellipsis-en", "···", "…"),
+    ("game.yaml", 25, 61, "ellipsis-en", "···", "..."),
     ("game.yaml", 27, 17, "dash", "—", "――"),
     ("game.yaml", 27, 22, "dash", "—", "――"),
     ("game.yaml", 29, 38, "bracket", "(", "（"),
@@ -97,7 +97,7 @@ def test_fix_style_rewrites_only_the_offending_characters(style_game):
     assert "summary:\n  ja: 0ポイントから始める。   # a full-width digit (width)" in after["game.yaml"]
     assert 'name: {ja: "王（K）", en: "King (K)"}' in after["game.yaml"]
     assert "note: {ja: カードを1枚引く" in after["game.yaml"]
-    assert "en: \"And then there were none…\"" in after["game.yaml"]
+    assert "en: \"And then there were none...\"" in after["game.yaml"]
     assert "{% set K = name('king') ~ '（K）' %}" in after["rules.ja.md"]
     assert "https://example.com/a_(b)" in after["rules.ja.md"]
 
