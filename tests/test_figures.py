@@ -103,7 +103,7 @@ def _deck_counts(pdf: bytes) -> set[str]:
     for page_index, name, (left, bottom, right, top) in placed_faces(pdf):
         if name.startswith("Back"):
             text = doc[page_index].get_textpage().get_text_bounded(left, bottom, right, top)
-            found.update(re.findall(r"\d+", text))
+            found.update(re.sub(r"\s+", " ", m) for m in re.findall(r"\d+(?:\s*枚|\s+cards)?", text))
     return found
 
 
@@ -117,7 +117,7 @@ def test_alice_deck_count_is_the_total_less_the_cards_the_figure_lays_out():
         if item["type"] == "row":
             out += sum(1 for c in item.get("cards") or [] if c)
     assert out == 7  # discard 1, memo 2, record 4, as the figure shows them
-    assert _deck_counts(_book("alice")) == {str(game.total - out)}
+    assert _deck_counts(_book("alice")) == {f"{game.total - out}枚"}
 
 
 def test_llll_deck_count_is_the_total_less_the_castle_and_the_cards_set_aside():
@@ -127,7 +127,7 @@ def test_llll_deck_count_is_the_total_less_the_castle_and_the_cards_set_aside():
     players = int(castle["n"])
     expected = game.total - players - game.param("set_aside_unseen")[players]
     assert expected < game.total
-    assert _deck_counts(_book("llll", "en")) == {str(expected)}
+    assert _deck_counts(_book("llll", "en")) == {f"{expected} cards"}
 
 
 @pytest.mark.parametrize("game_id,ref,names", [

@@ -195,11 +195,12 @@ class Figure(Flowable):
             top = y1 - ph / 2 + total / 2
             color = self.colours["muted"] if dashed else self.colours["ink"]
             if shown is not None:
-                # a real card at figure scale is a picture: its label sits on a white plate to stay legible
+                # a real card at figure scale is a picture: its label sits on a white plate to stay legible,
+                # as wide as the card so it never leaves fragments of the card's own text beside it
                 widest = max(pdfmetrics.stringWidth(l, self.gothic, size) for l in lines)
+                plate = min(max(widest + 4, 0.86 * pw), pw)
                 canv.setFillColorRGB(1, 1, 1)
-                canv.roundRect(x0 + pw / 2 - widest / 2 - 2, top - total - 1.5, widest + 4, total + 2.5, 1.5,
-                               stroke=0, fill=1)
+                canv.roundRect(x0 + pw / 2 - plate / 2, top - total - 1.5, plate, total + 2.5, 1.5, stroke=0, fill=1)
             self._draw_text(text, x0 + pw / 2, top, pw - 0.12 * self.unit, size, self.gothic, color=color)
         if mark:
             size = max(min(0.14 * self.unit, 6.5), 4.5)
