@@ -36,22 +36,28 @@ def speed(iterations: int, games: int, seed: int) -> dict:
     module = engine_module(game)
     rules = module.Rules(game, 4)
     per_game = []
+    cpu = []
     its = []
     for k in range(games):
         agent = make_any_policy(module, f"ismcts:{iterations}", rules)
         seat = k % 4
         policies = [agent if s == seat else make_any_policy(module, "greedy", rules) for s in range(4)]
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         play(rules, policies, seed + k)
         per_game.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
         its.append(agent.iterations_per_second())
-        print(f"game {k + 1}/{games}: {per_game[-1]:.2f} s, {agent.stats['moves']} searched moves, "
+        print(f"game {k + 1}/{games}: {per_game[-1]:.2f} s ({cpu[-1]:.2f} s CPU), {agent.stats['moves']} searched moves, "
               f"{its[-1]:.0f} iterations/s, determinizations {agent.determinizer.samples} "
               f"({agent.determinizer.inconsistent} inconsistent)", file=sys.stderr)
     per_game.sort()
+    cpu.sort()
     its.sort()
+    # CPU seconds are the figure to hold against the target on a shared machine: wall time
+    # counts the other processes' turns on the core as well
     return {"bench": "ismcts-speed", "game": "llll", "players": 4, "iterations": iterations, "games": games,
             "seconds_per_game_median": per_game[len(per_game) // 2], "seconds_per_game_max": per_game[-1],
+            "cpu_seconds_per_game_median": cpu[len(cpu) // 2], "cpu_seconds_per_game_max": cpu[-1],
             "iterations_per_second_median": its[len(its) // 2]}
 
 

@@ -298,7 +298,7 @@ class OpenSpielPolicy:
     def choose(self, observation, legal_actions, rng: random.Random):
         if len(legal_actions) == 1:
             return legal_actions[0]
-        started = time.perf_counter()
+        started = time.process_time()     # CPU time, like the native agent
         self._np_rng.seed(int(rng.random() * 2**31))
         ctx = self.game.ctx
         ctx.rng = rng
@@ -310,7 +310,7 @@ class OpenSpielPolicy:
         action = ctx.codes.action(code)
         self.stats["moves"] += 1
         self.stats["iterations"] += self.iterations
-        self.stats["seconds"] += time.perf_counter() - started
+        self.stats["seconds"] += time.process_time() - started
         if action not in legal_actions:      # cannot happen with a consistent determinization
             action = legal_actions[0]
         return action
