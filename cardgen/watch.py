@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -47,6 +47,11 @@ class Watcher:
             game = load_game(self.spec)
             self.game_id, self.title, self.root = game.id, game.title.get(self.options.lang), game.root
             check_build(game, self.options)
+            drawn = []
+            if "png" in self.options.outputs and len(self.options.outputs) > 1:
+                # First the faces and preview.html (the print-shop PDF and the changed PNGs), so the
+                # page shows the change at once; then the rest, which reads that PDF from the cache.
+                drawn = build_game(game, replace(self.options, outputs=("png",))).drawn
             result = build_game(game, self.options)
         except Exception as exc:  # a long-running watcher reports even a bug and waits for the next save
             if isinstance(exc, CardgenError):
@@ -65,7 +70,7 @@ class Watcher:
             return False
         if result.preview:
             self.last_cards = result.preview
-        drawn = [d for d in result.drawn if not d.startswith("0 ")]
+        drawn = _merge_drawn(drawn, result.drawn)
         seconds = time.perf_counter() - started
         self.echo(f"{_clock()} {_what(names)}rebuilt {', '.join(drawn) if drawn else 'nothing (unchanged)'} "
                   f"in {seconds:.2f} s")
@@ -104,6 +109,18 @@ def watch(spec: str, options: BuildOptions, echo: Callable[[str], None] = print,
                                     rust_timeout=rust_timeout if rust_timeout is not None else 5000, yield_on_timeout=False):
         watcher.rebuild(path for _, path in changes)
     return watcher
+
+
+def _merge_drawn(*parts: list[str]) -> list[str]:
+    """One list of what was drawn: names once, counts ("8 PNG") added, nothing that says 0."""
+    out: dict[str, int | None] = {}
+    for item in (i for part in parts for i in part):
+        number, _, what = item.partition(" ")
+        if number.isdigit():
+            out[what] = (out.get(what) or 0) + int(number)
+        else:
+            out.setdefault(item, None)
+    return [what if n is None else f"{n} {what}" for what, n in out.items() if n != 0]
 
 
 def _clock() -> str:
