@@ -125,3 +125,112 @@ def test_a_sheet_text_naming_an_unknown_parameter_is_a_clear_error(tmp_path):
     message = str(info.value)
     assert f"playtest.yaml:{line}:" in message and "starting_points" in message
     assert "Traceback" not in message
+
+
+def rounds_shown(pdf: bytes) -> list[int]:
+    import re
+
+    return sorted({int(m) for t in page_texts(pdf) for m in re.findall(r"^Round (\d+)\s*$", t, re.M)})
+
+
+def test_round_sheet_has_the_longest_games_rounds():
+    from cardgen.engine.ohanatsumi import rounds_by_players
+
+    game = load_game("ohanatsumi")
+    longest = max(rounds_by_players(game).values())
+    assert longest == 10   # 20 quests, 2 on offer for 1 player and 2 players
+    assert rounds_shown(build_playtest(game, "en")) == list(range(1, longest + 1))
+
+
+def test_round_sheet_follows_the_quests_on_offer(game_copy):
+    folder = game_copy("ohanatsumi")
+    path = folder / "game.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "quests_on_offer: {multiplayer: players, solo: 2}" in text
+    path.write_text(text.replace("quests_on_offer: {multiplayer: players, solo: 2}",
+                                 "quests_on_offer: {multiplayer: players, solo: 1}"), encoding="utf-8")
+    assert rounds_shown(build_playtest(load_game(str(folder)), "en")) == list(range(1, 21))
+
+
+def test_each_round_has_a_row_for_every_player_whose_game_reaches_it(game_copy, tmp_path):
+    """Rows labelled P1..Pn (a copy of the sheet) read back per round: 5 players play 4 rounds,
+    4 players 5, 3 players 7, 1-2 players 10."""
+    import re
+    import shutil
+
+    from cardgen.engine.ohanatsumi import rounds_by_players
+    from cardgen.load import package_root
+
+    folder = game_copy("ohanatsumi")
+    shutil.copytree(package_root() / "templates" / "ohanatsumi", folder / "templates")
+    spec = folder / "templates" / "playtest.yaml"
+    text = spec.read_text(encoding="utf-8")
+    assert 'rows: {count: players_in_round, label: {ja: "", en: ""}}' in text
+    spec.write_text(text.replace('rows: {count: players_in_round, label: {ja: "", en: ""}}',
+                                 'rows: {count: players_in_round, label: {ja: "P{{ n }}", en: "P{{ n }}"}}'), encoding="utf-8")
+    game = load_game(str(folder))
+    rounds = rounds_by_players(game)
+    text = "\n".join(page_texts(build_playtest(game, "en")))
+    blocks = re.split(r"^Round (\d+)\s*$", text, flags=re.M)[1:]
+    seen = {}
+    for number, body in zip(blocks[::2], blocks[1::2]):
+        body = body.split("Final tally")[0]
+        seen[int(number)] = len(re.findall(r"^P\d+\s*$", body, re.M))
+    assert seen == {n: max(p for p, r in rounds.items() if r >= n) for n in range(1, max(rounds.values()) + 1)}
+
+
+@pytest.mark.parametrize("lang, heading, head", [("en", "Round {n}", "Quest"), ("ja", "第{n}ラウンド", "依頼")])
+def test_a_round_heading_is_on_the_page_of_its_table(lang, heading, head):
+    pages = page_texts(build_playtest(load_game("ohanatsumi"), lang))
+    for n in range(1, 11):
+        title = heading.format(n=n)
+        page = next(p for p in pages if any(line.strip() == title for line in p.splitlines()))
+        after = page[page.index(title) + len(title):]
+        assert head in after, (title, "its table starts on another page")
+
+
+def test_totals_rows():
+    requiem = "\n".join(page_texts(build_playtest(load_game("requiem"), "en")))
+    assert "24\r\nTotal" in requiem or "24\nTotal" in requiem
+    ohanatsumi = "\n".join(page_texts(build_playtest(load_game("ohanatsumi"), "en")))
+    assert "Final tally" in ohanatsumi and "Total fame" in ohanatsumi
+
+
+def lowest_ink_mm(pdf: bytes, page_index: int) -> float:
+    """The lowest point (mm from the bottom edge) of anything drawn on a page above its footer."""
+    page = pdfium.PdfDocument(pdf)[page_index]
+    bottoms = [obj.get_bounds()[1] for obj in page.get_objects(max_depth=2)]
+    return min(b for b in bottoms if b > 12 * 72 / 25.4) * 25.4 / 72
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_score_sheets_use_their_page(game_id):
+    """The first sheet's rows grow to fill its page: less than an eighth of the page left blank."""
+    pdf = build_playtest(load_game(game_id), "en")
+    assert lowest_ink_mm(pdf, 0) - 15 < 297 / 8
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_no_item_carries_two_markers(game_id):
+    import re
+
+    for lang in ("ja", "en"):
+        text = "\n".join(page_texts(build_playtest(load_game(game_id), lang)))
+        assert not re.findall(r"[・•]\s*[（(][a-z0-9]+[）)]|[・•]\s*[・•]", text), (game_id, lang)
+
+
+def test_round_counts_without_an_engine_that_knows_them_are_refused_at_their_line(game_copy):
+    import shutil
+
+    from cardgen.errors import CardgenError
+    from cardgen.load import package_root
+
+    folder = game_copy("llll")
+    shutil.copytree(package_root() / "templates" / "llll", folder / "templates")
+    spec = folder / "templates" / "playtest.yaml"
+    text = spec.read_text(encoding="utf-8")
+    line = next(n for n, l in enumerate(text.splitlines(), 1) if "count: rounds," in l)
+    spec.write_text(text.replace("count: rounds,", "count: most_rounds,"), encoding="utf-8")
+    with pytest.raises(CardgenError) as info:
+        build_playtest(load_game(str(folder)), "en")
+    assert f"playtest.yaml:{line}:" in str(info.value) and "most_rounds" in str(info.value)

@@ -35,8 +35,8 @@ GRID = Map({
     "rows": OneOf((List(TEXT, max_items=200), Map({"count": COUNT, "label": LABEL}))),
     "per_player": Map({"count": COUNT, "label": LABEL}, optional={"count"}),
     "columns": List(TEXT, min_items=1, max_items=50), "widths": List(Num(0.05, 20), max_items=50),
-    "row_height_mm": Num(3, 50),
-}, optional={"title", "label_header", "label_width", "per_player", "widths", "row_height_mm"})
+    "row_height_mm": Num(3, 50), "total": LABEL,
+}, optional={"title", "label_header", "label_width", "per_player", "widths", "row_height_mm", "total"})
 PARAM_TABLE = Map({"title": TEXT, "param": Str(), "columns": List(TEXT, min_items=1, max_items=50),
                    "keys": List(Str(), min_items=1, max_items=50)}, optional={"title"})
 TOKEN = Map({"name": TEXT, "label": OneOf((Str(), Int())), "count": COUNT, "diameter_mm": Num(5, 100), "caption": TEXT,
@@ -148,18 +148,41 @@ def load_spec(game: Game, name: str, check: Any, what: str) -> dict:
     return read_spec(path, check, what)
 
 
-def resolve_count(game: Game, value: Any) -> int:
-    """A count in a spec: a number, 'players' (the most players), or a whole-number rule parameter."""
+ROUND_COUNTS = ("most_rounds", "players_in_round")  # counts the game's engine answers (rounds_by_players)
+
+
+def rounds_by_players(game: Game, at: Any = None) -> dict[int, int]:
+    """Rounds the game lasts for each player count, from its engine (`rounds_by_players(game)`)."""
+    from ...engine import engine_module
+
+    module = engine_module(game)
+    answer = getattr(module, "rounds_by_players", None) if module is not None else None
+    if answer is None:
+        raise DataError([Problem(at, "counts 'most_rounds' and 'players_in_round' need an engine that knows how many "
+                                     "rounds each player count plays; use a number or a rule parameter instead")])
+    return answer(game)
+
+
+def resolve_count(game: Game, value: Any, n: int | None = None) -> int:
+    """A count in a spec: a number, 'players' (the most players), a whole-number rule parameter,
+    'most_rounds' (the longest game any player count plays) or, inside a repeat over rounds,
+    'players_in_round' (the most players whose game reaches round n)."""
     at = getattr(value, "at", None)
     if isinstance(value, int) and not isinstance(value, bool):
         number: Any = value
     elif value == "players":
         number = game.max_players
+    elif value == "most_rounds":
+        number = max(rounds_by_players(game, at).values())
+    elif value == "players_in_round":
+        if n is None:
+            raise DataError([Problem(at, "count 'players_in_round' belongs inside a repeat over the rounds")])
+        number = max([p for p, rounds in rounds_by_players(game, at).items() if rounds >= n] or [0])
     else:
         number = game.parameters.get(str(value))
         if not isinstance(number, int) or isinstance(number, bool):
-            raise DataError([Problem(at, f"count '{value}' must be a number, 'players' or the name of a "
-                                         f"whole-number rule parameter in game.yaml")])
+            raise DataError([Problem(at, f"count '{value}' must be a number, 'players', 'most_rounds', 'players_in_round' "
+                                         f"or the name of a whole-number rule parameter in game.yaml")])
     if not 0 <= number <= MAX_ITEMS:
         raise DataError([Problem(at, f"count '{value}' is {number}, outside 0..{MAX_ITEMS}; use a smaller number")])
     return number
@@ -189,9 +212,7 @@ def build_playtest(game: Game, lang: str, paper: str = "a4") -> bytes:
         if not first:
             writer.new_page()
         first = False
-        writer.heading(_text(game, sheet["title"], lang))
-        for block in sheet.get("blocks", []):
-            _draw_block(writer, game, lang, block)
+        _draw_sheet(writer, game, lang, sheet, _row_scale(game, lang, sheet, paper))
     writer.new_page()
     _draw_feedback(writer, lang, feedback)
     if spec.get("tokens"):
@@ -200,6 +221,54 @@ def build_playtest(game: Game, lang: str, paper: str = "a4") -> bytes:
     _draw_draft_deck(writer, game, lang, spec.get("draft", {}))
     writer.finish()
     return buffer.getvalue()
+
+
+# Rows grow up to this much so that a sheet uses its last page (taller boxes are easier to
+# write in); a sheet never gains a page by it.
+MAX_ROW_SCALE = 1.8
+
+
+def _draw_sheet(writer: PageWriter, game: Game, lang: str, sheet: dict, scale: float = 1.0) -> None:
+    writer.heading(_text(game, sheet["title"], lang))
+    for block in sheet.get("blocks", []):
+        _draw_block(writer, game, lang, block, scale=scale)
+
+
+def _scratch(game: Game, lang: str, paper: str) -> PageWriter:
+    """A writer on a throwaway canvas of the same paper, for measuring what a block takes."""
+    return PageWriter.create(io.BytesIO(), game, lang, "", paper)
+
+
+def _row_scale(game: Game, lang: str, sheet: dict, paper: str) -> float:
+    """The largest row scale (up to MAX_ROW_SCALE) at which the sheet takes no more pages than
+    at 1, found by drawing it on scratch pages (bisection; page breaks are not linear)."""
+    def pages(scale: float) -> int:
+        scratch = _scratch(game, lang, paper)
+        _draw_sheet(scratch, game, lang, sheet, scale)
+        return scratch.page
+
+    least = pages(1.0)
+    if pages(MAX_ROW_SCALE) == least:
+        return MAX_ROW_SCALE
+    low, high = 1.0, MAX_ROW_SCALE
+    for _ in range(6):
+        middle = (low + high) / 2
+        low, high = (middle, high) if pages(middle) == least else (low, middle)
+    return low
+
+
+def _keep_together(writer: PageWriter, game: Game, lang: str, draw: Any) -> None:
+    """Draw `draw(writer)` where it fits whole: measured first on a scratch page, then a new page
+    is started unless the rest of this one holds it (a block taller than a page keeps at least
+    its heading, its head row and a few rows together, which the grid itself ensures)."""
+    scratch = _scratch(game, lang, writer.paper)
+    top = scratch.y
+    draw(scratch)
+    if scratch.page == 1:
+        writer.ensure(top - scratch.y)
+    else:
+        writer.ensure(40 * mm)
+    draw(writer)
 
 
 def _source(value: Any, lang: str) -> str:
@@ -220,34 +289,41 @@ def _text(game: Game, value: Any, lang: str, **values: Any) -> str:
     return sandbox.render(source, context, at, "playtest text")
 
 
-def _labels(game: Game, lang: str, rows: Any) -> list[str]:
+def _labels(game: Game, lang: str, rows: Any, n: int | None = None) -> list[str]:
     if isinstance(rows, list):
         return [_text(game, r, lang) for r in rows]
-    count = resolve_count(game, rows["count"])
-    return [_text(game, rows["label"], lang, n=n) for n in range(1, count + 1)]
+    count = resolve_count(game, rows["count"], n)
+    return [_text(game, rows["label"], lang, n=row) for row in range(1, count + 1)]
 
 
-def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict, **values: Any) -> None:
+def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict, scale: float = 1.0, **values: Any) -> None:
+    """One block of a sheet; a grid or table is kept on one page with its title, and so is each
+    repetition of a repeat (a round's heading never sits alone at the foot of a page)."""
     if "text" in block:
         writer.paragraph(_text(game, block["text"], lang, **values))
     elif "grid" in block:
-        _draw_grid(writer, game, lang, block["grid"], **values)
+        _keep_together(writer, game, lang, lambda w: _draw_grid(w, game, lang, block["grid"], scale, **values))
     elif "param_table" in block:
-        table = block["param_table"]
-        if table.get("title"):
-            writer.heading(_text(game, table["title"], lang, **values), size=11)
-        headers = [_text(game, h, lang) for h in table["columns"]]
-        entries = game.parameters.get(str(table["param"]))
-        if not isinstance(entries, list):
-            raise DataError([Problem(getattr(table["param"], "at", None),
-                                     f"param_table: '{table['param']}' must name a rule parameter in game.yaml that is a list")])
-        rows = [[_cell(game, lang, entry, key) for key in table["keys"]] for entry in entries[:MAX_ITEMS]]
-        writer.grid(headers, rows, row_height=6.5 * mm)
+        _keep_together(writer, game, lang, lambda w: _draw_param_table(w, game, lang, block["param_table"], **values))
     elif "repeat" in block:
-        count = resolve_count(game, block["repeat"]["count"])
+        count = resolve_count(game, block["repeat"]["count"], values.get("n"))
         for n in range(1, count + 1):
-            for inner in block["repeat"]["blocks"]:
-                _draw_block(writer, game, lang, inner, n=n)
+            inner = block["repeat"]["blocks"]
+            _keep_together(writer, game, lang, lambda w, n=n: [_draw_block(w, game, lang, b, scale, **{**values, "n": n})
+                                                               for b in inner])
+
+
+def _draw_param_table(writer: PageWriter, game: Game, lang: str, table: dict, **values: Any) -> None:
+    """A table of a list parameter (link bonuses, endings), for reference while scoring."""
+    if table.get("title"):
+        writer.heading(_text(game, table["title"], lang, **values), size=11)
+    headers = [_text(game, h, lang) for h in table["columns"]]
+    entries = game.parameters.get(str(table["param"]))
+    if not isinstance(entries, list):
+        raise DataError([Problem(getattr(table["param"], "at", None),
+                                 f"param_table: '{table['param']}' must name a rule parameter in game.yaml that is a list")])
+    rows = [[_cell(game, lang, entry, key) for key in table["keys"]] for entry in entries[:MAX_ITEMS]]
+    writer.grid(headers, rows, row_height=6.5 * mm)
 
 
 def _cell(game: Game, lang: str, entry: Any, key: str) -> str:
@@ -257,10 +333,12 @@ def _cell(game: Game, lang: str, entry: Any, key: str) -> str:
     return "" if value is None else str(value)
 
 
-def _draw_grid(writer: PageWriter, game: Game, lang: str, grid: dict, **values: Any) -> None:
+def _draw_grid(writer: PageWriter, game: Game, lang: str, grid: dict, scale: float = 1.0, **values: Any) -> None:
     if grid.get("title"):
         writer.heading(_text(game, grid["title"], lang, **values), size=11)
-    row_labels = _labels(game, lang, grid["rows"])
+    row_labels = _labels(game, lang, grid["rows"], values.get("n"))
+    if grid.get("total"):
+        row_labels.append(_text(game, grid["total"], lang, **values))
     columns = [_text(game, c, lang) for c in grid["columns"]]
     label_header = text_of(grid.get("label_header", ""), lang)
     groups = None
@@ -275,7 +353,7 @@ def _draw_grid(writer: PageWriter, game: Game, lang: str, grid: dict, **values: 
         widths = [grid.get("label_width", 1.4)] + [float(w) for w in grid.get("widths", [1.0] * len(columns))]
     rows = [[label] + [""] * (len(headers) - 1) for label in row_labels]
     writer.grid(headers, rows, widths=widths, group_headers=groups,
-                row_height=float(grid.get("row_height_mm", 7.5)) * mm)
+                row_height=float(grid.get("row_height_mm", 7.5)) * mm * scale)
 
 
 def _draw_feedback(writer: PageWriter, lang: str, feedback: dict) -> None:
