@@ -24,6 +24,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 
+from ... import words
 from ...files import write_atomic
 from ...fonts import register_fonts
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
@@ -83,29 +84,9 @@ def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, 
 
 # --- words ------------------------------------------------------------------------------------
 
-WORDS = {
-    "title": Text("トランプで遊ぶ", "Playing with standard cards"),
-    "appendix": Text("付録：トランプで遊ぶ", "Appendix: playing with standard cards"),
-    "setup": Text("準備", "Setup"),
-    "take": Text("使うカード", "Cards to take"),
-    "suits": Text("スートの対応", "Suits"),
-    "read": Text("カードの読み方", "Reading the cards"),
-    "table": Text("対応表", "Card table"),
-    "print": Text("印刷が必要なカード", "Cards to print"),
-    "note": Text("注記", "Note"),
-    "col_std": Text("トランプ", "Standard card"),
-    "col_card": Text("カード", "Card"),
-    "col_text": Text("内容", "Text"),
-    "jokers": Text("ジョーカー", "Jokers"),
-    "joker": Text("ジョーカー", "Joker"),
-    "red_joker": Text("赤のジョーカー", "Red joker"),
-    "black_joker": Text("黒のジョーカー", "Black joker"),
-    "print_all": Text("印刷", "print"),
-}
-
-
 def _w(key: str, lang: str) -> str:
-    return WORDS[key].get(lang)
+    """A word of the standard sheet (templates/common/words.yaml, group `standard`)."""
+    return words.word(f"standard.{key}", lang)
 
 
 def _decks_sentence(report: MappingReport, game: Game, lang: str) -> str:
