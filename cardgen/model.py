@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .langs import LANGUAGES  # noqa: F401  (re-exported: older imports name model.LANGUAGES)
-
 
 @dataclass(frozen=True)
 class Location:

@@ -30,7 +30,8 @@ from xml.etree import ElementTree
 import yaml
 
 from ..errors import DataError, Problem
-from ..model import LANGUAGES, FieldSpec, Location
+from ..langs import LANGUAGES
+from ..model import FieldSpec, Location
 from . import limits
 from .reader import display_path, read_text
 
