@@ -163,14 +163,16 @@ def _script(ch: str) -> str:
 #   a change of script (kana / kanji / Latin)               1.5
 #   any other boundary                                      3
 #   between a kanji and its okurigana (行動済|み)              5
-#   inside a compound                                      +20
+#   inside a compound                                      +6
+#   inside a word the caller lists                         +10
 # plus one per em the line falls short (justification spreads that shortfall between the
 # characters, so a boundary one em back is fine, four em back is not; a ragged line, as on a
 # card, pays a quarter of that, so BudouX phrases win there unless they leave six em). A compound
 # is a run of kanji (容疑者), a run of katakana (プレイヤー), kanji joined by a single okurigana kana
 # (捨て札置き場: 捨て札 and 置き場 chain), or a word the caller lists (a game's own terms), with a
 # noun written against it (お花摘み|カード). So BudouX decides between near-equal boundaries, and a
-# compound is split only when the line would otherwise fall twenty em short.
+# compound is split only when the line would otherwise fall six em short (ten for a listed word):
+# a gap that wide would show however it is spread.
 #
 # Latin: lines break at spaces and after a hyphen already in a word; a word that does not fit is
 # hyphenated at a point pyphen (the LibreOffice hyphenation patterns) allows, when the line would
@@ -181,7 +183,8 @@ _PHRASE_COST = 0.0
 _SCRIPT_COST = 1.5
 _OTHER_COST = 3.0
 _OKURIGANA_COST = 5.0
-_COMPOUND_COST = 20.0
+_COMPOUND_COST = 6.0
+_KNOWN_WORD_COST = 10.0
 _SHORTFALL_COST = 1.0   # per em, in a justified line
 _RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phrases matter more
 #: Single kana that join two kanji as a particle (a word boundary), not as okurigana (捨て札).
@@ -226,17 +229,18 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
         if (_kind(text[i]) == "hiragana" and text[i] not in _PARTICLES
                 and _kind(text[i - 1]) == "kanji" and _kind(text[i + 1]) == "kanji"):
             inside[i] = inside[i + 1] = True
+    known = [False] * (n + 1)
     for word in compounds:
         at = text.find(word)
         while at >= 0:
             end = at + len(word)
             for i in range(at + 1, end):
-                inside[i] = True
+                known[i] = True
             # a known word compounds with a noun written against it: お花摘み|カード, 山札|置き場
             if end < n and _kind(text[end]) in ("kanji", "katakana"):
-                inside[end] = True
+                known[end] = True
             if at > 0 and _kind(text[at - 1]) in ("kanji", "katakana"):
-                inside[at] = True
+                known[at] = True
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
@@ -253,7 +257,7 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             cost = _SCRIPT_COST
         else:
             cost = _OTHER_COST
-        costs[i] = cost + (_COMPOUND_COST if inside[i] else 0.0)
+        costs[i] = cost + (_KNOWN_WORD_COST if known[i] else _COMPOUND_COST if inside[i] else 0.0)
     costs[n] = 0.0
     return tuple(costs)
 
@@ -325,13 +329,32 @@ def hyphen_points(word: str) -> tuple[tuple[int, bool], ...]:
     return tuple(points)
 
 
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\uffef"  # CJK, kana, full-width forms (not an inline icon: that is a word)
+
+
+def _latin_words(text: str) -> list[tuple[int, int]]:
+    """The pieces a Latin line breaks between: words at spaces, and a Japanese quotation inside
+    English text ("The source's 「山が尽きると敗北」") split at every kinsoku-legal boundary."""
+    out: list[tuple[int, int]] = []
+    for m in re.finditer(r"[^ \t]+", text):
+        start = m.start()
+        for i in range(m.start() + 1, m.end()):
+            if (_is_cjk(text[i - 1]) or _is_cjk(text[i])) and kinsoku_ok(text, i) \
+                    and not (_is_latin_word_char(text[i - 1]) and _is_latin_word_char(text[i])):
+                out.append((start, i))
+                start = i
+        out.append((start, m.end()))
+    return out
+
+
 def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
                  hyphenate: bool, em: float) -> list[LineSpan]:
     hyphenate = hyphenate and width >= _HYPHENATE_MIN_MEASURE * em
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
-    words = [(m.start(), m.end()) for m in re.finditer(r"[^ \t]+", text)]
+    words = _latin_words(text)
     out: list[LineSpan] = []
     line_start: int | None = None
     line_end = 0

@@ -207,3 +207,17 @@ def test_goblin_extermination_is_hyphenated_not_cut():
         assert text.endswith("-"), texts
         cut += len(text) - 1
         assert cut in legal, (texts, legal)
+
+
+def test_a_japanese_quotation_in_english_text_breaks_by_kinsoku():
+    """English text quoting Japanese ("The source says 「…」") breaks inside the quotation, where
+    kinsoku allows, instead of leaving the line before it half empty."""
+    gothic, mincho = register_fonts()
+    text = "As the source says, 「山が尽きるか、メモに3枚アリスが溜まると敗北」 (you lose when the deck runs out)."
+    from cardgen.text import break_lines, text_width
+
+    lines = break_lines(text, mincho, 8.5, 150, "en")
+    assert lines[0].startswith("As the source says, 「山") and len(lines[0]) > len("As the source says, 「")
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all(text_width(line, mincho, 8.5) <= 150 + 1e-6 for line in lines)
+    assert not any(line[0] in "、。」" for line in lines[1:])

@@ -107,7 +107,7 @@ class PageWriter:
         total = sum(fractions)
         col_w = [self.width * f / total for f in fractions]
         def cell(text: str, strong: bool = False, align: str = "left") -> TextBlock:
-            return TextBlock([(text, False)], self.lang, self.style(size, size * 1.25, align=align))
+            return TextBlock([(text, False)], self.lang, self.style(size, size * 1.25, align=align, justify=False))
 
         data: list[list[object]] = []
         spans: list[tuple[int, int, int]] = []

@@ -83,9 +83,12 @@ def _split_runs(text: str) -> list[tuple[str, bool]]:
     return runs
 
 
-#: Justification spaces characters out at most this many em apart (a line of a few characters in a
-#: narrow cell is left ragged instead), and only in a measure of at least this many em.
+#: Justification spaces characters out at most this many em apart (a quarter em in a measure of
+#: 25 em or more, a tenth in a narrower one, such as a table cell; a line that needs more is left
+#: ragged), and only in a measure of at least 10 em.
 _MAX_STRETCH = 0.25
+_MAX_STRETCH_NARROW = 0.1
+_WIDE_EM = 25
 _MIN_JUSTIFIED_EM = 10
 
 
@@ -149,7 +152,8 @@ class TextBlock(Flowable):
             # Where the line is spaced out: a justified line that is not its paragraph's last.
             cuts = stretch_points(plain, a, b) if justify and not span.last and b - a > 1 else []
             extra = (width - natural) / len(cuts) if cuts else 0.0
-            if extra > _MAX_STRETCH * size:  # a line with so few gaps would fall apart: leave it ragged
+            if extra > (_MAX_STRETCH if width >= _WIDE_EM * size else _MAX_STRETCH_NARROW) * size:
+                # so few gaps for so much room: the line would fall apart, leave it ragged
                 cuts, extra = [], 0.0
             squeeze = 0.0
             if not cuts and natural > width + 0.01 and b - a > 1:

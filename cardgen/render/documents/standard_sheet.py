@@ -178,9 +178,9 @@ def default_styles() -> dict[str, TStyle]:
         "title": style(16, 21, BLACK, 0, 4, justify=False),
         "h2": style(11.5, 15, BLACK, 8, 3, justify=False),
         "body": style(9, 13, BLACK, 0, 3),
-        "small": style(7.5, 10, GREY, 0, 0),
-        "cell": style(8.5, 11.5, BLACK, 0, 0),
-        "cell_name": style(9.5, 12.5, BLACK, 0, 0),
+        "small": style(7.5, 10, GREY, 0, 0, justify=False),
+        "cell": style(8.5, 11.5, BLACK, 0, 0, justify=False),  # table cells: ragged
+        "cell_name": style(9.5, 12.5, BLACK, 0, 0, justify=False),
     }
 
 
