@@ -203,9 +203,18 @@ def test_a_row_naming_an_unknown_card_is_refused_at_its_line(llll_folder):
     assert re.search(rf"figures\.yaml:{line}:\d+", message) and "nobody" in message, message
 
 
+def test_a_row_card_that_is_not_a_name_is_refused_at_its_line(llll_folder):
+    line = _replace(llll_folder / "templates" / "figures.yaml", "cards: [\"\", {{", "cards: [{a: [1]}, {{")
+    message = _error(lambda: build_rulebook(load_game(str(llll_folder)), "ja"))
+    assert re.search(rf"figures\.yaml:{line}:\d+", message) and "card id" in message, message
+
+
 @pytest.mark.parametrize("old,new,word", [
     ("card_anatomy('general',", "card_anatomy('LL99',", "LL99"),
     ("boxes=['name', 'initial',", "boxes=['name', 'initials',", "initials"),
+    ("boxes=['name', 'initial', 'ability', 'stars', 'copies', 'number']", "boxes=7", "box names"),
+    ("boxes=['name', 'initial',", "boxes=[{'a': 1}, 'initial',", "box names"),
+    ("'number']) }}", "'number'], width_mm=500) }}", "width_mm"),
 ])
 def test_card_anatomy_mistakes_are_refused_at_the_rules_line(llll_folder, old, new, word):
     line = _replace(llll_folder / "rules.ja.md", old, new)

@@ -364,7 +364,7 @@ def anatomy_boxes(game: Game, ref: str, names: Sequence[str]) -> tuple[Card, lis
     card = find_card(game, str(ref))
     if card is None:
         raise KeyError(_unknown_card(game, str(ref)))
-    if isinstance(names, str) or not names or len(names) > 20:
+    if not isinstance(names, (list, tuple)) or not 1 <= len(names) <= 20 or not all(isinstance(n, str) for n in names):
         raise ValueError("card_anatomy: boxes must be a list of 1 to 20 box names of the card's front layout")
     front = {b.name: b for b in get_layout(game).boxes(card, "front")[0]}
     boxes = []
@@ -404,7 +404,7 @@ class CardAnatomy(Flowable):
         scale = self.card_w / (layout.width * mm)
         left, top = (self.width - self.card_w) / 2, self.RADIUS + self.card_h
         spacing = 2 * self.RADIUS + 1.5
-        placed: dict[int, tuple[float, float, float, float]] = {}
+        placed: dict[int, list[float]] = {}
         for side in ("left", "right"):
             ones = [(i, b) for i, b in enumerate(self.boxes)
                     if (b.x + b.w / 2 < layout.width / 2) == (side == "left")]
@@ -421,8 +421,13 @@ class CardAnatomy(Flowable):
                 ax = bx0 if side == "left" else bx1  # on the box's edge: the line never crosses what it points at
                 ay = min(max(y, by0 + inset_y), by1 - inset_y)
                 mx = left - self.GAP if side == "left" else left + self.card_w + self.GAP
-                placed[i] = (mx, y, ax, ay, bx0, by0, bx1 - bx0, by1 - by0)
-        return [placed[i] for i in range(len(self.boxes))]
+                placed[i] = [mx, y, ax, ay, bx0, by0, bx1 - bx0, by1 - by0]
+            if ones:
+                # a column pushed below the figure moves up as a whole (the leader lines still reach their boxes)
+                lift = max(0.0, self.RADIUS - min(placed[i][1] for i, _ in ones))
+                for i, _ in ones:
+                    placed[i][1] += lift
+        return [tuple(placed[i]) for i in range(len(self.boxes))]
 
     def draw(self) -> None:
         canv = self.canv
