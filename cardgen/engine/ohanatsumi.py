@@ -284,7 +284,7 @@ class State(core.ChoiceState):
         "rules", "history", "hidden_moves", "queue", "went_now", "n", "chars", "qdeck", "edeck", "fdeck", "qdiscard", "fdiscard",
         "fdown", "offer", "quest", "rows", "opened", "urge", "done", "held", "status", "went",
         "order", "pick", "adv", "boss", "boss_i", "phase", "actor", "options", "_legal", "final",
-        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok", "cdeck", "drawn_at",
+        "round", "last_fame", "revealed", "solo_one", "accidents", "breaks", "declare_ok", "cdeck", "drawn_at", "shown",
     )
 
     def __init__(self, rules: Rules, qdeck: core.Deck, edeck: core.Deck, fdeck: core.Deck) -> None:
@@ -294,6 +294,7 @@ class State(core.ChoiceState):
         # card -> history index of its latest draw: when a card is shown later (an event opened,
         # a quest's back at the boss check), everyone knows that draw from then on
         self.drawn_at: dict[int, int] = {}
+        self.shown: list[int | None] = []   # draws of cards opened in past rounds, not yet revealed
         self.queue: list[tuple] = []        # pending steps; a draw or a roll waits for chance
         self.cdeck: str | None = None       # the deck attribute the pending chance node draws from (None: a die)
         self.went_now = False
@@ -377,24 +378,23 @@ class State(core.ChoiceState):
             return self.rules.roll_act[i]
         return self.rules.draw_act[getattr(self, name).candidate(i)]
 
-    def _reveal_table(self, cleanup: bool = False) -> None:
-        """The cards opened on the table and the quest backs shown at boss checks were seen by
-        everyone, so their draws are known (and stay known after cleanup puts the events back
-        under the deck); at cleanup every flower card in a row, opened or not, goes to the
-        face-up discard. Done at cleanup and when a seat's history is read, not at each card
-        opened, to keep random play fast."""
-        drawn_at, is_event = self.drawn_at, self.rules.is_event
+    def _reveal_table(self) -> None:
+        """Everyone saw the cards opened on the table (this round's, and earlier rounds' noted at
+        cleanup in `shown` before they went back under the deck), the quest backs shown at boss
+        checks and the face-up flower discard, so those draws are known. Resolved when a seat's
+        history is read, not at each card opened, to keep random play fast."""
+        drawn_at = self.drawn_at
         if not drawn_at:
             return
-        out = [drawn_at.get(quest, -1) for quest in self.revealed] if not cleanup else []
+        get = drawn_at.get
+        out = self.shown
+        out.extend(map(get, self.revealed))
+        out.extend(map(get, self.fdiscard))
         for p in range(self.n):
             for ch in range(self.chars):
-                row = self.rows[p][ch]
-                k = self.opened[p][ch]
-                out.extend(drawn_at.get(card, -1) for card in row[:k])
-                if cleanup:
-                    out.extend(drawn_at.get(card, -1) for card in row[k:] if not is_event[card])
-        self.reveal(out)
+                out.extend(map(get, self.rows[p][ch][:self.opened[p][ch]]))
+        self.reveal([i for i in out if i is not None])
+        self.shown = []
 
     def public_history(self, seat: int) -> tuple[str, ...]:
         self._reveal_table()
@@ -420,8 +420,9 @@ class State(core.ChoiceState):
         getattr(self, self.cdeck).take(card)
         # A quest is revealed front up: everyone sees its kind (in the public view), nobody which
         # physical card (its back) it is; events and flowers are dealt face down.
-        self.hidden_moves[len(self.history) - 1] = ()
-        self.drawn_at[card] = len(self.history) - 1
+        at = len(self.history) - 1
+        self.hidden_moves[at] = ()
+        self.drawn_at[card] = at
         if what == "offer":
             self.offer.append(card)
             return
@@ -720,9 +721,11 @@ class State(core.ChoiceState):
             self.solo_one = True
         # cleanup
         used: list[int] = []
-        self._reveal_table(cleanup=True)
+        shown, get = self.shown, self.drawn_at.get
         for p in range(self.n):
             for ch in range(self.chars):
+                # noted now: an event put back under the deck may be drawn again (a new index)
+                shown.extend(map(get, self.rows[p][ch][:self.opened[p][ch]]))
                 for card in self.rows[p][ch]:
                     if r.is_event[card]:
                         used.append(card)
