@@ -190,8 +190,9 @@ _RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phras
 #: Single kana that join two kanji as a particle (a word boundary), not as okurigana (捨て札).
 _PARTICLES = frozenset("のをにがはでともへやか")
 #: A Latin line is hyphenated when it would otherwise be left emptier than this fraction, the
-#: word has this many letters, and the measure is this many em wide (a narrow table column is
-#: set ragged, not hyphenated: "Next or-der" in a header helps nobody).
+#: word has this many letters and is not the paragraph's last ("acci-/dent..." alone on a line),
+#: and the measure is this many em wide (a narrow table column is set ragged, not hyphenated:
+#: "Next or-der" in a header helps nobody).
 _HYPHENATE_WHEN_EMPTIER = 1 / 7
 _HYPHENATE_MIN_LETTERS = 7
 _HYPHENATE_MIN_MEASURE = 18
@@ -386,7 +387,7 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
             continue
         used = prefix[line_end] - prefix[line_start]
         cut = None
-        if (hyphenate and width - used > _HYPHENATE_WHEN_EMPTIER * width
+        if (hyphenate and width - used > _HYPHENATE_WHEN_EMPTIER * width and k < len(words) - 1
                 and sum(ch.isalpha() for ch in text[a:b]) >= _HYPHENATE_MIN_LETTERS) or prefix[b] - prefix[a] > width:
             cut = _hyphen_cut(text, a, b, prefix, prefix[line_start], width, hyphen_width)
         if cut is not None:
