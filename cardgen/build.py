@@ -369,14 +369,13 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 else:
                     url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
                 names = {card.id: card.name.get(options.lang) for card in game.cards}
-                misses = cache.store.misses if cache else 0
                 for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
                                                     names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache):
                     written.append(_write(options.out_dir, base / "tts" / name, data))
                 _remove_stale(base / "tts", written, ".png", ".json")
                 result.files += written
                 if cache:
-                    result.drawn.append(f"{cache.store.misses - misses} TTS image")
+                    result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
         if cache and lock:
             cache.store.prune()
     return result

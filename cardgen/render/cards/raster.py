@@ -19,7 +19,7 @@ import re
 import struct
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from PIL import Image
@@ -68,7 +68,7 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
-def _encode_png(image, dpi: int | None) -> bytes:
+def _encode_png(image, dpi: int | None, level: int = 3) -> bytes:
     """PNG bytes of an RGB image (a PIL image, or an H x W x 3 uint8 array such as a view of a
     PDFium bitmap), with its dpi recorded (pHYs) when given.
 
@@ -82,7 +82,7 @@ def _encode_png(image, dpi: int | None) -> bytes:
             image = Image.fromarray(image, "RGB")
         out = io.BytesIO()
         extra = {"dpi": (dpi, dpi)} if dpi else {}
-        image.save(out, format="PNG", compress_level=3, **extra)
+        image.save(out, format="PNG", compress_level=level, **extra)
         return out.getvalue()
     array = image if isinstance(image, _np.ndarray) else None
     width, height = image.size if array is None else (array.shape[1], array.shape[0])
@@ -92,7 +92,7 @@ def _encode_png(image, dpi: int | None) -> bytes:
         per_metre = round(dpi / 0.0254)
         chunks.append(_png_chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)))
     # Bands of rows keep the memory small for 4096 px TTS sheets.
-    compressor = zlib.compressobj(3)
+    compressor = zlib.compressobj(level)
     parts = []
     above = _np.zeros((width, 3), dtype=_np.uint8)  # the row above the first counts as zeros
     for top in range(0, height, _BAND):
@@ -161,6 +161,7 @@ class FaceCache:
 
     store: Any
     faces: Mapping[tuple[str, str], str]
+    made: dict = field(default_factory=dict)  # images rendered afresh, by kind ("TTS image"), for the build to report
 
     def key(self, card_id: str, side: str, *how: Any) -> str:
         from ...cache import digest
@@ -330,7 +331,26 @@ def tts_sheets(
     def keep(key: str | None, data: bytes) -> bytes:
         if key is not None:
             cache.store.put(key, data)
+            cache.made["TTS image"] = cache.made.get("TTS image", 0) + 1
         return data
+
+    def tile(page_index: int, cid: str, side: str, scale: float, size: tuple[int, int]) -> Image.Image:
+        """One card's image on a sheet; with a cache, a face unchanged since it was last rendered
+        at this size is read back, so a sheet with one changed card renders only that card."""
+        if cache is None:
+            return _render(pdf[page_index], scale, size, crop)
+        key = cache.key(cid, side, "tts-tile", size, crop)
+        data = cache.store.get(key)
+        if data is not None:
+            try:
+                with Image.open(io.BytesIO(data)) as found:
+                    if found.size == size and found.format == "PNG":  # checked before any pixel is decoded
+                        return found.convert("RGB")
+            except (OSError, ValueError, Image.DecompressionBombError):
+                pass  # our checksum matched, but never trust a cache entry: render it again
+        image = _render(pdf[page_index], scale, size, crop)
+        cache.store.put(key, _encode_png(image, None, level=1))  # fast: a tile is only ever read back here
+        return image
 
     pdf = pdfium.PdfDocument(shop_pdf)
     try:
@@ -352,7 +372,7 @@ def tts_sheets(
                 sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS deck sheet"), "white")
                 for slot, (page_index, cid) in enumerate(chunk):
                     r, c = divmod(slot, cols)
-                    sheet.paste(_render(pdf[page_index], scale, (cw, ch), crop), (c * cw, r * ch))
+                    sheet.paste(tile(page_index, cid, "front", scale, (cw, ch)), (c * cw, r * ch))
                     if progress:
                         progress(1)
                 data = keep(key, _encode_png(sheet, None))
@@ -370,10 +390,10 @@ def tts_sheets(
                     r, c = divmod(slot, cols)
                     back_page, group = backs[cid]
                     if group is None:
-                        img = _render(pdf[back_page], scale, (cw, ch), crop)
+                        img = tile(back_page, cid, "back", scale, (cw, ch))
                     else:
                         if group not in shared_imgs:
-                            shared_imgs[group] = _render(pdf[back_page], scale, (cw, ch), crop)
+                            shared_imgs[group] = tile(back_page, cid, "back", scale, (cw, ch))
                         img = shared_imgs[group]
                     sheet.paste(img, (c * cw, r * ch))
                 back_name = f"{stem}-backs.png"
