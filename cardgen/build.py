@@ -249,6 +249,8 @@ class BuildResult:
             lines.append(f"  {pngs[0].parent}/ ({len(pngs)} PNG files)")
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
+        if self.preview:
+            lines.append(f"  {self.out_dir / 'preview.html'} (every face, with what each card reported)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
@@ -492,6 +494,7 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.sheets = next((p.sheets for p in parts if p.sheets), 0)
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
     merged.drawn = [d for p in parts for d in p.drawn]
+    merged.preview = next((p.preview for p in parts if p.preview), [])
     for part in parts:
         for card_id, notes in part.warnings.items():
             merged.warnings.setdefault(card_id, [])
