@@ -143,3 +143,21 @@ def test_unknown_icon_written_in_the_layout_is_an_error_at_the_layout_line(art_g
     problem = raised.value.problems[0]
     assert problem.location.path.endswith("layout.yaml") and problem.location.line == 12
     assert "':nosuch:'" in problem.message
+
+
+def test_icon_boxes_draw_the_game_icons_too(art_game):
+    layout = art_game / "templates" / "layout.yaml"
+    text = layout.read_text(encoding="utf-8")
+    badge = '      - {name: badge, kind: icon, icon: coin, at: [50, 4, 8, 8], colour: "#0000FF"}\n'
+    layout.write_text(text.replace("      - {name: rules,", badge + "      - {name: rules,"), encoding="utf-8")
+    game = load_game(str(art_game))
+    pdf = printshop_pdf(game, faces(game), card_size_mm(game), 3.0, "en")
+    image = pdfium.PdfDocument(pdf)[0].render(scale=10 / mm).to_pil().convert("RGB")
+    r, g, b = image.getpixel((round((54 + 3) * 10), round((8 + 3) * 10)))  # the box's centre, 10 px per mm
+    assert b > 200 and r < 40 and g < 40  # coin.svg in the box's colour
+    layout.write_text(text.replace("      - {name: rules,", badge.replace("icon: coin", "icon: nosuch") + "      - {name: rules,"),
+                      encoding="utf-8")
+    game = load_game(str(art_game))
+    with pytest.raises(DataError, match="icon 'nosuch' is unknown") as raised:
+        faces(game)  # the layout is read: the unknown name is refused there
+    assert raised.value.problems[0].location.line == 14  # the badge's line

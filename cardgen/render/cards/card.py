@@ -496,9 +496,10 @@ def _draw_icon(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
             params[key] = value
     if "colour" not in params:
         params["colour"] = "#000000"
-    if name not in icons.ICONS and name not in icons.PATTERNS:
+    game = _CURRENT_GAME.get(id(layout))
+    if name not in icons.PATTERNS and not icons.inline_known(game, name):
         raise KeyError(f"unknown icon {name!r}")
-    icons.draw_icon(c, name, x, y, w, h, params)
+    icons.draw_icon(c, name, x, y, w, h, params, game)
 
 
 def _draw_line(c, layout, box, ctx, lang, x, y, w, h, scale, geometry) -> None:

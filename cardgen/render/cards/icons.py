@@ -608,12 +608,13 @@ def icon_names() -> list[str]:
     return sorted(ICONS) + list(PATTERNS)
 
 
-def draw_icon(c, name: str, x: float, y: float, w: float, h: float, params: Mapping[str, Any]) -> None:
-    """Draw icon `name` (or a row of `count` of them) into the box (x, y, w, h) in points."""
+def draw_icon(c, name: str, x: float, y: float, w: float, h: float, params: Mapping[str, Any], game=None) -> None:
+    """Draw icon `name` (or a row of `count` of them) into the box (x, y, w, h) in points; with `game`,
+    its folder's icons/<name>.svg comes first (see `icon_fn`)."""
     if name in PATTERNS:
         _draw_pattern(c, name, x, y, w, h, Params(params))
         return
-    fn = ICONS.get(name)
+    fn = icon_fn(name, game)
     if fn is None:
         raise KeyError(f"unknown icon {name!r}; known icons: {', '.join(icon_names())}")
     p = Params(params)
@@ -667,7 +668,7 @@ def _icon_form(c, name: str, fn: IconFn, p: Params) -> str | None:
     if not (hasattr(c, "beginForm") and hasattr(c, "doForm")):
         return None
     forms = c.__dict__.setdefault("_cardgen_icon_forms", {})
-    key = (name,) + tuple(str(p.raw.get(k)) for k in _DRAWING_KEYS)
+    key = (name, getattr(fn, "source", None)) + tuple(str(p.raw.get(k)) for k in _DRAWING_KEYS)
     form = forms.get(key)
     if form is None:
         form = f"CardgenIcon{len(forms) + 1}"
@@ -804,65 +805,58 @@ def draw_inline(c, name: str, x: float, baseline_y: float, size: float, colour: 
 
     advance = ICON_EM * size
     side = INLINE_SIDE * size
-    own = _game_icon(game, name)
-    if own is None and name not in ICONS:
+    fn = icon_fn(name, game)
+    if fn is None:
         raise KeyError(f"unknown icon {name!r}; known icons: {', '.join(inline_names(game))}")
     c.saveState()
     c.translate(x + (advance - side) / 2, baseline_y)
-    if own is not None:
-        _draw_svg_icon(c, own, name, side, colour)
+    c.scale(side / 100.0, side / 100.0)
+    p = Params({"colour": colour})
+    form = _icon_form(c, name, fn, p)
+    if form is not None:
+        c.doForm(form)
     else:
-        c.scale(side / 100.0, side / 100.0)
-        p = Params({"colour": colour})
-        form = _icon_form(c, name, ICONS[name], p)
-        if form is not None:
-            c.doForm(form)
-        else:
-            ICONS[name](c, p)
+        fn(c, p)
     c.restoreState()
     return advance
 
 
-def _draw_svg_icon(c, path, name: str, side: float, colour_: str) -> None:
-    """A game's SVG icon recoloured to `colour_`, fitted into a `side` square at the origin (once per file as a form)."""
+def icon_fn(name: str, game=None) -> IconFn | None:
+    """What draws icon `name` into the 100-unit square: the game folder's icons/<name>.svg first, then
+    the bundled ICONS; None for neither."""
+    path = _game_icon(game, name)
+    if path is None:
+        return ICONS.get(name)
+
+    def draw(c, p: Params) -> None:
+        _draw_svg_unit(c, path, name, p.colour)
+
+    draw.source = str(path)  # type: ignore[attr-defined]  # its forms are not the bundled icon's of that name
+    return draw
+
+
+def _draw_svg_unit(c, path, name: str, ink) -> None:
+    """A game's SVG icon, every fill and stroke in `ink`, fitted and centred in the 100-unit square."""
+    from reportlab.graphics import renderPDF
+
+    from ...errors import DataError, Problem
+    from ...io import limits
+    from ...model import Location
     from .art import svg_drawing
 
-    forms = c.__dict__.setdefault("_cardgen_icon_forms", {}) if hasattr(c, "beginForm") else None
-    stat = path.stat()
-    key = ("svg", str(path), stat.st_mtime_ns, stat.st_size, colour_)
-    form = forms.get(key) if forms is not None else None
-    if form is None:
-        from ...io import limits
-        from ...errors import DataError, Problem
-        from ...model import Location
-
-        at = Location(str(path), 1, 1)
-        if stat.st_size > limits.MAX_ART_BYTES:
-            raise DataError([Problem(at, f"icon '{name}' is larger than {limits.MAX_ART_BYTES // 1_000_000} MB")])
-        drawing = svg_drawing(path.read_bytes(), path, f"{GAME_ICONS}/{name}.svg", at)
-        _recolour(drawing, colour(colour_))
-        scale = 100.0 / max(drawing.width, drawing.height)
-
-        def draw_unit(canvas):
-            from reportlab.graphics import renderPDF
-
-            canvas.saveState()
-            canvas.translate((100 - drawing.width * scale) / 2, (100 - drawing.height * scale) / 2)
-            canvas.scale(scale, scale)
-            renderPDF.draw(drawing, canvas, 0, 0)
-            canvas.restoreState()
-
-        if forms is None:
-            c.scale(side / 100.0, side / 100.0)
-            draw_unit(c)
-            return
-        form = f"CardgenIcon{len(forms) + 1}"
-        c.beginForm(form, -40, -40, 140, 140)
-        draw_unit(c)
-        c.endForm()
-        forms[key] = form
-    c.scale(side / 100.0, side / 100.0)
-    c.doForm(form)
+    at = Location(str(path), 1, 1)
+    with path.open("rb") as f:
+        data = f.read(limits.MAX_FILE_BYTES + 1)
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise DataError([Problem(at, f"icon '{name}' is larger than {limits.MAX_FILE_BYTES // 1024 // 1024} MB")])
+    drawing = svg_drawing(data, path, f"{GAME_ICONS}/{name}.svg", at)  # parsed afresh: recolouring changes it
+    _recolour(drawing, ink)
+    scale = 100.0 / max(drawing.width, drawing.height)
+    c.saveState()
+    c.translate((100 - drawing.width * scale) / 2, (100 - drawing.height * scale) / 2)
+    c.scale(scale, scale)
+    renderPDF.draw(drawing, c, 0, 0)
+    c.restoreState()
 
 
 def _recolour(node, ink) -> None:

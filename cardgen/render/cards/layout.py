@@ -30,7 +30,7 @@ is the whole card. Kinds and their keys:
 - `text`: text, font (gothic|mincho), size, min_size, leading (ratio), align (left|center|right),
   valign (top|middle|bottom), colour, bold, shrink (type|card: a text that must shrink to fit
   shrinks the same box on every card of its type to one size, so siblings match; `card` opts out)
-- `icon`: icon (a name from cardgen/render/icons.py), colour, accent, knockout, outline,
+- `icon`: icon (a name from cardgen/render/icons.py, or the game folder's icons/<name>.svg), colour, accent, knockout, outline,
   outline_width, count, gap, align, valign, per_row, and for patterns cell, width, motif, motif_size;
   `decor: true` lets a decorative icon reach past the safe zone
 - `line`: from (x, y) to (x + w, y + h); colour, width (pt), dash
@@ -688,7 +688,7 @@ class _LayoutLoader:
                 return None
             return Value(template=template, refs=refs, origin=origin, what=what)
         try:
-            return Value(const=_coerce(key, raw, None, self.colours))
+            return Value(const=_coerce(key, raw, None, self.colours, self.game))
         except ValueError as exc:
             self.r.error(node, f"box '{box}': {exc}")
             return None
@@ -741,7 +741,7 @@ def resolve_colour(value: Any, colours: Mapping[str, str]) -> str | None:
     return colours.get(text, text)
 
 
-def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | None = None) -> Any:
+def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | None = None, game: Game | None = None) -> Any:
     """Convert a parameter to its type; templates give strings."""
     try:
         if key in NUMBER_KEYS:
@@ -758,8 +758,9 @@ def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | No
     if key in CHOICES and raw is not None and str(raw) not in CHOICES[key]:
         where = f"box '{box.name}' ({box.location}): " if box else ""
         raise ValueError(f"{where}{key} '{raw}' is not one of {', '.join(CHOICES[key])}")
-    if key == "icon" and box is None and str(raw) not in icons.ICONS and str(raw) not in icons.PATTERNS:
-        raise ValueError(f"icon '{raw}' is unknown; known icons: {', '.join(icons.icon_names())}")
+    if key == "icon" and box is None and str(raw) not in icons.PATTERNS and not icons.inline_known(game, str(raw)):
+        raise ValueError(f"icon '{raw}' is unknown; known icons: {', '.join(icons.icon_names())}"
+                         f" or {icons.GAME_ICONS}/<name>.svg in the game folder")
     if key in COLOUR_KEYS and box is None and raw is not None and colours is not None:
         text = str(raw)
         if text not in colours and not _valid_colour(text):
