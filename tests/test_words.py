@@ -197,6 +197,9 @@ def leaked_ids(text: str, ids: set[str], lang: str) -> set[str]:
     return found
 
 
+_COMMAND = re.compile(r"cardgen simulate .*?--format json", re.S)
+
+
 def pdf_pages(path: Path) -> list[str]:
     import pypdfium2 as pdfium
 
@@ -214,9 +217,17 @@ def built_documents(tmp_path_factory):
     out = tmp_path_factory.mktemp("documents")
     games = [load_game(g) for g in GAMES]
     for lang in LANGUAGES:
-        options = make_options(out=out / lang, lang=lang,
-                               outputs=("sheets", "rules", "standard", "playtest", "tuckbox"))
-        build_games(games, options, workers=1)
+        # rules and the standard sheet come in both languages from one build (the ja one)
+        outputs = ("sheets", "rules", "standard", "playtest", "tuckbox") if lang == "ja" else ("sheets", "playtest", "tuckbox")
+        build_games(games, make_options(out=out / lang, lang=lang, outputs=outputs), workers=1)
+    # balance reports: few games (the labels, not the numbers, are under test)
+    from cardgen.files import write_atomic
+    from cardgen.render.documents.report import build_balance_report, run_report
+
+    for game in games:
+        results = run_report(game, games=12, seed=3, workers=1)
+        for lang in LANGUAGES:
+            write_atomic(out / lang / game.id / f"{game.id}-balance-{lang}.pdf", build_balance_report(game, lang, results))
     return out
 
 
@@ -232,11 +243,14 @@ def test_no_internal_id_in_any_document(built_documents, game_id):
     game = load_game(game_id)
     ids = enum_ids(game)
     pdfs = sorted((built_documents).glob(f"*/{game_id}/*.pdf"))
-    assert len(pdfs) >= 9, pdfs  # sheets, playtest and tuck box per language, both rulebooks, standard sheet
+    assert len(pdfs) >= 11, pdfs  # sheets, playtest, tuck box and balance report per language, both rulebooks, standard sheet
     leaks = []
     for pdf in pdfs:
         lang = "en" if pdf.parts[-3] == "en" and "-rules-ja" not in pdf.name or "-rules-en" in pdf.name else "ja"
+        assert lang == "ja" or "-ja" not in pdf.name
         for page, text in enumerate(pdf_pages(pdf), 1):
+            # a balance report's "to reproduce" command is typed as it stands: ids are its words
+            text = _COMMAND.sub(" ", text)
             found = leaked_ids(text, ids | (ruling_ids(game) if lang == "ja" else set()), lang)
             leaks += [f"{pdf.parts[-3]}/{pdf.name} p{page}: {value}" for value in sorted(found)]
     assert leaks == []
