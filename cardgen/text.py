@@ -534,6 +534,7 @@ ICON_MARKUP = re.compile(r"\{icon:([A-Za-z0-9_-]{1,40})\}|(?<![A-Za-z]):([a-z][a
 _ICON_CHAR: dict[str, str] = {}
 # a regular expression finds one in a few hundred ns; max(text) >= _ICON_FIRST took ten times that per measured width
 _has_icon = re.compile(f"[{_ICON_FIRST}-{_ICON_LAST}]").search
+_split_icons = re.compile(f"([{_ICON_FIRST}-{_ICON_LAST}])").split
 _ICON_NAME: dict[str, str] = {}
 
 
@@ -599,19 +600,13 @@ def runs(text: str, known: Callable[[str], bool] | None = None) -> list[Run]:
     Draw a "text" run with the font, an "icon" run with `icons.draw_inline`, one em wide:
     `runs("Gain 2 :coin:.")` -> [Run("text", "Gain 2 "), Run("icon", "coin"), Run("text", ".")].
     """
-    if ":" in text and not _has_icon(text):
+    if not _has_icon(text):
+        if ":" not in text:
+            return [Run("text", text)] if text else []
         text = mark_icons(text, known)
-    out: list[Run] = []
-    start = 0
-    for i, ch in enumerate(text):
-        if is_icon(ch):
-            if i > start:
-                out.append(Run("text", text[start:i]))
-            out.append(Run("icon", _ICON_NAME.get(ch, "")))
-            start = i + 1
-    if start < len(text):
-        out.append(Run("text", text[start:]))
-    return out
+    # split() with a group alternates text and icon characters: text, icon, text, ... (empty texts dropped)
+    return [Run("icon", _ICON_NAME.get(part, "")) if i % 2 else Run("text", part)
+            for i, part in enumerate(_split_icons(text)) if part]
 
 
 def _icon_text_width(text: str, font_name: str, size: float) -> float:
