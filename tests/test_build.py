@@ -256,7 +256,7 @@ def test_cli_overflow_from_a_game_folder(tmp_path):
     cards = folder / "cards.yaml"
     text = cards.read_text(encoding="utf-8")
     long = "とても長い説明。" * 80
-    cards.write_text(text.replace("行動＞あなたは２アクション・ポイントを得る。", long, 1), encoding="utf-8")
+    cards.write_text(text.replace("行動＞あなたは2アクション・ポイントを得る。", long, 1), encoding="utf-8")
     result = CliRunner().invoke(cli, ["build", str(folder), "--out", str(tmp_path / "out"), "--only", "sheets"])
     assert result.exit_code == 1
     assert "LL13" in result.output and "--allow-overflow" in result.output

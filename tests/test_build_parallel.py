@@ -105,7 +105,7 @@ def test_cli_workers_errors_are_file_line_messages_without_traceback(tmp_path):
     shutil.copytree(bundled_games_dir() / "llll", folder)
     cards = folder / "cards.yaml"
     text = cards.read_text(encoding="utf-8")
-    cards.write_text(text.replace("行動＞あなたは２アクション・ポイントを得る。", "とても長い説明。" * 80, 1), encoding="utf-8")
+    cards.write_text(text.replace("行動＞あなたは2アクション・ポイントを得る。", "とても長い説明。" * 80, 1), encoding="utf-8")
     result = CliRunner().invoke(cli, ["build", str(folder), "--out", str(tmp_path / "out"), "--workers", "2"])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
