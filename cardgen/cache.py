@@ -28,7 +28,8 @@ from . import __version__
 CACHE_DIR = ".cache"
 MAX_BYTES = 1 << 30  # the whole cache of one game
 MAX_ENTRY_BYTES = 256 << 20
-MAX_TREE_FILES = 20_000  # files of a game folder that are hashed; beyond that the rest count by name and size
+MAX_TREE_FILES = 20_000  # files of a game folder that are hashed; beyond that the rest count by name, size and time
+MAX_HASHED_BYTES = 512 << 20  # a file bigger than any input cardgen reads counts by size and time too
 _MAGIC = b"cardgen-cache-1\n"
 _KEY_CHARS = frozenset("0123456789abcdef")
 # Files of a game folder that the card faces do not read (the rulebooks' sources).
@@ -61,6 +62,7 @@ class Cache:
     def __init__(self, folder: Path, max_bytes: int = MAX_BYTES):
         self.folder = Path(folder)
         self.max_bytes = max_bytes
+        self.off = self.folder.is_symlink()  # a planted link would send our writes elsewhere: no caching
         self.hits = 0
         self.misses = 0
 
@@ -72,6 +74,9 @@ class Cache:
     def get(self, key: str) -> bytes | None:
         """The entry's bytes, or None when it is absent or anything about it is wrong."""
         path = self._path(key)
+        if self.off:
+            self.misses += 1
+            return None
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except OSError:
@@ -101,7 +106,7 @@ class Cache:
 
     def put(self, key: str, data: bytes) -> None:
         """Keep `data` under `key`; a full disk or unwritable folder only means no caching."""
-        if len(data) > MAX_ENTRY_BYTES:
+        if len(data) > MAX_ENTRY_BYTES or self.off:
             return
         from .files import write_atomic
 
@@ -124,6 +129,8 @@ class Cache:
 
     def prune(self) -> int:
         """Delete the least recently used entries until the cache is within `max_bytes`; how many went."""
+        if self.off:
+            return 0
         try:
             entries = []
             for entry in os.scandir(self.folder):
@@ -192,7 +199,7 @@ def tree_files(root: Path, skip: Iterable[Path] = ()) -> dict[str, str]:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 out[rel] = "link" if stat.S_ISLNK(info.st_mode) else "other"
-            elif len(out) >= MAX_TREE_FILES:
+            elif len(out) >= MAX_TREE_FILES or info.st_size > MAX_HASHED_BYTES:
                 out[rel] = f"size {info.st_size} mtime {info.st_mtime_ns}"
             else:
                 out[rel] = _file_digest(path, info.st_size, info.st_mtime_ns)

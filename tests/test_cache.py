@@ -107,3 +107,13 @@ def test_cache_entries_are_checked_and_the_cache_is_bounded(tmp_path):
     assert cache.get(keys[0]) is None
     with pytest.raises(ValueError):
         cache.get("../../etc/passwd")
+
+
+def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "c").symlink_to(elsewhere)
+    cache = Cache(tmp_path / "c")
+    key = digest("x")
+    cache.put(key, b"data")
+    assert cache.get(key) is None and list(elsewhere.iterdir()) == []
