@@ -564,6 +564,11 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
                     still[0][1].wait(0.05)
                 running = still
             drain()
+        if options.cache:  # the workers wrote without the lock's holder pruning (build_game with lock=False)
+            from .cache import cache_for
+
+            for game in games:
+                cache_for(options.out_dir, game.id).prune()
     if errors:
         raise errors[min(errors)]
     return _with_skipped(games, [results[gi] for gi in range(len(games))], options)

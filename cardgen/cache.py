@@ -128,7 +128,8 @@ class Cache:
         self.put(key, json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8"))
 
     def prune(self) -> int:
-        """Delete the least recently used entries until the cache is within `max_bytes`; how many went."""
+        """Delete the least recently used entries until the cache is within `max_bytes`, and anything
+        that is not an entry; how many went.  Call it holding the output lock."""
         if self.off:
             return 0
         try:
@@ -141,8 +142,13 @@ class Cache:
         removed = 0
         total = sum(size for _, size, _, regular in entries if regular)
         for _, size, path, regular in sorted(entries, key=lambda e: e[0]):
+            if not (len(path.name) == 64 and set(path.name) <= _KEY_CHARS):
+                self._discard(path)  # not an entry: a killed build's temporary file, or something planted
+                total -= size if regular else 0
+                removed += 1
+                continue
             if regular and total <= self.max_bytes:
-                break
+                continue
             self._discard(path)  # oldest first; anything that is not a regular file goes anyway
             total -= size if regular else 0
             removed += 1

@@ -117,3 +117,13 @@ def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path):
     key = digest("x")
     cache.put(key, b"data")
     assert cache.get(key) is None and list(elsewhere.iterdir()) == []
+
+
+def test_prune_removes_what_is_not_an_entry(tmp_path):
+    cache = Cache(tmp_path / "c")
+    key = digest("kept")
+    cache.put(key, b"data")
+    (cache.folder / f".{key}.abc.tmp").write_bytes(b"left by a killed build")
+    (cache.folder / "planted").mkdir()
+    assert cache.prune() == 2
+    assert sorted(p.name for p in cache.folder.iterdir()) == [key]
