@@ -163,6 +163,8 @@ def test_table_mistakes_are_explained(tmp_path):
     found = problems(folder)
     assert any(re.search(r"cards\.csv:1:4: unknown column 'speed'", p) for p in found)
     assert any(re.search(r"cards\.csv:1:6: column 'power' appears twice", p) for p in found)
+    folder = own_game(tmp_path, "cards.csv", text="type;name_ja;name_en\nhero;英雄;Hero\n")
+    assert any(re.search(r"cards\.csv:1:1: unknown column .*separated by ';'.*comma-separated", p) for p in problems(folder))
     folder = own_game(tmp_path, "cards.csv", text="type,name_ja,name_en,ability\nhero,英雄,Hero,x\n")
     assert any("ability_ja and ability_en" in p for p in problems(folder))
     folder = own_game(tmp_path, "cards.csv", text="type,name_ja,name_en\nhero,英雄,Hero\nimp,小鬼,Imp\nhero,英雄,Hero\n")

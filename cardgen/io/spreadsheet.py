@@ -470,6 +470,8 @@ def _columns(table: _Table, row: int, header: list[Any], specs: dict[str, FieldS
         if name not in fixed and _field_of(name, specs) is None:
             expected = ", ".join(f"{n}_ja/{n}_en" if s.kind == "text" else n for n, s in specs.items()) or "(none declared)"
             hint = f"; '{name}' is a text field: write its two columns {name}_ja and {name}_en" if name in specs else ""
+            if ";" in name or "\t" in name:
+                hint = "; the columns seem separated by ';' or tabs: save the file as comma-separated CSV (UTF-8)"
             problems.append(Problem(where, f"unknown column '{name}'{hint}; use {TYPE_COLUMN}, {', '.join(NAME_COLUMNS)}, {COUNT_COLUMN}, "
                                            f"{ID_COLUMN}, {', '.join(NOTE_COLUMNS)} or a card field of game.yaml: {expected}"))
             continue
