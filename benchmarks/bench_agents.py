@@ -186,7 +186,7 @@ def main() -> None:
     elif args.what == "openspiel":
         result = openspiel(args.iterations, args.games, args.seed)
     elif args.what == "summarise":
-        rows = [json.loads(line) for line in open(args.rows)]
+        rows = resumed_rows(args.rows, sys.maxsize)
         result = summarise(args.game, args.players, args.policies, rows, args.seed, 0, 0.0)
     else:
         result = strength(args.game, args.players, args.policies, args.games, args.seed, args.workers, args.chunk, args.rows)
