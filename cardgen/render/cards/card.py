@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from ...errors import DataError, Problem
+from ...memo import Memo
 from ...fonts import register_fonts
 from ...model import Card, Game, Location, Text
 from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width
@@ -233,7 +235,18 @@ def _localise(value: Any, lang: str) -> Any:
     return value
 
 
+# Face layout work that does not depend on where (or with what bleed) a face is drawn: template
+# contexts and fitted text boxes.  A build draws every face several times (home sheets, print
+# shop, PNG, TTS) and `_type_size` lays out every card of a type, so this saves most layout work.
+_MEMO = Memo()
+
+
 def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
+    """The template context of `card` in `lang` (shared, read-only: templates run in an immutable sandbox)."""
+    return _MEMO(("context", lang), lambda: _new_context(game, layout, card, lang), (game, layout, card))
+
+
+def _new_context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
     view: dict[str, Any] = {k: _localise(v, lang) for k, v in card.fields.items()}
     try:
         count = game.card_type(card.type_id).count
@@ -360,10 +373,26 @@ def _draw_rect(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
     c.restoreState()
 
 
-def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
+@dataclass(frozen=True)
+class _TextPlan:
+    """A text box worked out (text marked and fitted, style read from the layout), ready to draw."""
+
+    text: str
+    font: str
+    fitted: Any  # cardgen.text.Fitted
+    colour: Any
+    ink: str
+    align: Any
+    valign: Any
+    bold: bool
+    # per line of fitted.lines: its width and its runs as (kind, value, advance of a text run)
+    lines: tuple[tuple[float, tuple[tuple[str, str, float], ...]], ...]
+
+
+def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | None:
     text = _with_icons(box.value("text", ctx, lang), layout, box, face.card)
     if not text:
-        return
+        return None
     font = fonts[box.value("font", ctx, lang)]
     size = float(box.value("size", ctx, lang)) * scale
     min_size = box.value("min_size", ctx, lang)
@@ -373,15 +402,32 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
         shared = _type_size(layout, box, face, lang, font, w, h, size, min_size, leading)
         size, min_size = shared, min(min_size, shared)
     fitted = fit_text(text, font, w, h, size, min_size, lang, leading)
+    colour = _col(layout, box.value("colour", ctx, lang)) or icons.colour("#000000")
+    ink = str(resolve_colour(box.value("colour", ctx, lang), layout.colours) or "#000000")
+    s = fitted.size
+    lines = tuple((text_width(line, font, s),
+                   tuple((kind, value, 0.0 if kind == "icon" else pdfmetrics.stringWidth(value, font, s))
+                         for kind, value in runs(line)))
+                  for line in fitted.lines)
+    return _TextPlan(text, font, fitted, colour, ink, box.value("align", ctx, lang), box.value("valign", ctx, lang),
+                     bool(box.value("bold", ctx, lang)), lines)
+
+
+def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
+    # The plan does not depend on where the face is drawn or its bleed (a text box never reaches
+    # into the bleed), so the print-shop PDF, PNG and TTS reuse the home sheets' (`_MEMO`).
+    game = _CURRENT_GAME.get(id(layout))
+    plan = _MEMO(("text", face.side, lang, round(w, 4), round(h, 4), scale),
+                 lambda: _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face), (game, layout, face.card, box))
+    if plan is None:
+        return
+    text, font, fitted, colour, ink = plan.text, plan.font, plan.fitted, plan.colour, plan.ink
+    align, valign, bold = plan.align, plan.valign, plan.bold
     if fitted.overflow and overflows is not None:
         overflows.append(Overflow(face.card.id, face.side, box.name, text))
     sizes = TEXT_SIZES.get()
     if sizes is not None:
         sizes.append(TextSize(face.card.id, face.card.type_id, face.side, box.name, lang, round(fitted.size, 2), box.location))
-    colour = _col(layout, box.value("colour", ctx, lang)) or icons.colour("#000000")
-    align = box.value("align", ctx, lang)
-    valign = box.value("valign", ctx, lang)
-    bold = bool(box.value("bold", ctx, lang))
     s = fitted.size
     lines = fitted.lines
     block = (len(lines) - 1) * fitted.leading + s
@@ -397,21 +443,19 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
         c.setStrokeColor(colour)
         c.setLineWidth(s * _BOLD_STROKE)
         c.setLineJoin(1)
-    ink = str(resolve_colour(box.value("colour", ctx, lang), layout.colours) or "#000000")
-    for i, line in enumerate(lines):
-        if not line:
+    for i, (width, line_runs) in enumerate(plan.lines):
+        if not line_runs:
             continue
         baseline = top - i * fitted.leading - _ASCENT * s
-        width = text_width(line, font, s)
         if align == "center":
             lx = x + (w - width) / 2
         elif align == "right":
             lx = x + w - width
         else:
             lx = x
-        for kind, value in runs(line):
+        for kind, value, advance in line_runs:
             if kind == "icon":
-                lx += icons.draw_inline(c, value, lx, baseline, s, ink, _CURRENT_GAME.get(id(layout)))
+                lx += icons.draw_inline(c, value, lx, baseline, s, ink, game)
                 continue
             t = c.beginText(lx, baseline)
             t.setFont(font, s)
@@ -419,7 +463,7 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
                 t.setTextRenderMode(2)
             t.textOut(value)
             c.drawText(t)
-            lx += c.stringWidth(value, font, s)
+            lx += advance
     c.restoreState()
 
 

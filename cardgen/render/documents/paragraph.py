@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
+from ...memo import Memo
 from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points
 from .page_template import layout_only as _layout_only
 
@@ -90,6 +91,7 @@ _MAX_STRETCH = 0.25
 _MAX_STRETCH_NARROW = 0.1
 _WIDE_EM = 25
 _MIN_JUSTIFIED_EM = 10
+_BROKEN = Memo()  # lines of a text block, by its text, the style its breaking reads, and width
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,12 @@ class TextBlock(Flowable):
         if self._fixed is None:
             width = self._text_width(availWidth)
             if self._width_for != width:
-                self._lines = self._break(width)
+                st = self.style
+                # A document breaks the same texts many times (a playtest sheet is laid out on
+                # scratch pages at several row heights; table cells repeat): remember the lines.
+                key = (tuple(self.runs), self.lang, st.font, st.strong, st.size, st.align, st.justify, st.compounds,
+                       st.glyphs, width)
+                self._lines = _BROKEN(key, lambda: self._break(width))
                 self._width_for = width
         self.width = availWidth
         self.height = len(self._lines) * self.style.leading
