@@ -50,6 +50,7 @@ from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 from cardgen.build import build_game, make_options  # noqa: E402
 from cardgen.fonts import GOTHIC, MINCHO, register_fonts  # noqa: E402
 from cardgen.load import bundled_game_ids, load_game  # noqa: E402
+from cardgen.memo import Memo  # noqa: E402
 from cardgen.model import Text  # noqa: E402
 
 TARGET_PDF_RATIO = 1.5
@@ -153,13 +154,14 @@ def cold(options):
 
 
 def clear_caches() -> None:
-    """Forget cached text fitting and layouts (not the registered fonts), so that every
+    """Forget cached text fitting, layouts and memos (not the registered fonts), so that every
     measured build does all its work, as a first build in a new process does."""
     for name, module in list(sys.modules.items()):
         if not name.startswith("cardgen.") or name == "cardgen.fonts":
             continue
         for value in list(vars(module).values()):
-            if callable(value) and hasattr(value, "cache_clear") and getattr(value, "__module__", None) == name:
+            if callable(value) and hasattr(value, "cache_clear") and (getattr(value, "__module__", None) == name
+                                                                      or isinstance(value, Memo)):
                 value.cache_clear()
 
 
