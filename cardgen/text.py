@@ -592,6 +592,13 @@ def mark_icons(text: str, known: Callable[[str], bool] | None = None) -> str:
     return ICON_MARKUP.sub(replace, text)
 
 
+def unmark_icons(text: str) -> str:
+    """`text` with each icon character written back as its `:name:` markup (for messages a person reads)."""
+    if not _has_icon(text):
+        return text
+    return "".join(f":{_ICON_NAME.get(part, '?')}:" if i % 2 else part for i, part in enumerate(_split_icons(text)))
+
+
 def runs(text: str, known: Callable[[str], bool] | None = None) -> list[Run]:
     """Split a text into runs of characters and icons, in order, for drawing.
 

@@ -161,3 +161,14 @@ def test_icon_boxes_draw_the_game_icons_too(art_game):
     with pytest.raises(DataError, match="icon 'nosuch' is unknown") as raised:
         faces(game)  # the layout is read: the unknown name is refused there
     assert raised.value.problems[0].location.line == 14  # the badge's line
+
+
+def test_an_overflow_message_shows_the_icon_as_written():
+    """Messages a person reads (overflow errors, preview warnings) spell an icon as its markup, not as
+    the private-use character the breaker works with."""
+    from cardgen.text import mark_icons, unmark_icons
+
+    marked = mark_icons("Gain 2 :coin: and {icon:star}.")
+    assert marked != "Gain 2 :coin: and {icon:star}."
+    assert unmark_icons(marked) == "Gain 2 :coin: and :star:."
+    assert unmark_icons("no icons here") == "no icons here"

@@ -20,7 +20,7 @@ from ...errors import DataError, Problem
 from ...memo import Memo
 from ...fonts import register_fonts
 from ...model import Card, Game, Location, Text
-from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width
+from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width, unmark_icons
 from ... import words
 from . import art, icons
 from ...sizes import CardSizeError, size_mm
@@ -424,7 +424,7 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
     text, font, fitted, colour, ink = plan.text, plan.font, plan.fitted, plan.colour, plan.ink
     align, valign, bold = plan.align, plan.valign, plan.bold
     if fitted.overflow and overflows is not None:
-        overflows.append(Overflow(face.card.id, face.side, box.name, text))
+        overflows.append(Overflow(face.card.id, face.side, box.name, unmark_icons(text)))
     sizes = TEXT_SIZES.get()
     if sizes is not None:
         sizes.append(TextSize(face.card.id, face.card.type_id, face.side, box.name, lang, round(fitted.size, 2), box.location))
