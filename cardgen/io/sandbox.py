@@ -11,6 +11,7 @@ or exhaust memory. Every error comes back as a `DataError` at the template's fil
 from __future__ import annotations
 
 import contextlib
+import functools
 import operator
 import re
 import signal
@@ -147,11 +148,19 @@ def _long_number_line(source: str) -> int | None:
 def compile_template(source: str, origin: Location, what: str = "template", strict: bool = True) -> jinja2.Template:
     """Compile `source` in the sandbox; DataError at its file:line on a syntax error."""
     try:
-        template = environment(strict).from_string(source)
+        template = _compiled(str(source), strict)
     except COMPILE_ERRORS as exc:
         if isinstance(exc, ValueError) and not isinstance(exc, jinja2.TemplateSyntaxError):
             exc.lineno = _long_number_line(source)  # type: ignore[attr-defined]  # the lexer gives none
         raise DataError([template_problem(exc, origin, what)]) from None
+    return template
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str, strict: bool) -> jinja2.Template:
+    """A compiled template is immutable and compiling is most of a short text's cost (a playtest
+    sheet renders the same `{{ n }}` labels on every scratch page): compile each source once."""
+    template = environment(strict).from_string(source)
     # Only statements ({% for %}, {% macro %}, ...) can run long: range() and repetition are
     # capped, so a template of {{ expressions }} alone needs no deadline (and no timer syscalls).
     template._cardgen_statements = "{%" in source  # type: ignore[attr-defined]
