@@ -41,6 +41,9 @@ class PageWriter:
     page_w: float = PAGE_W  # points
     page_h: float = PAGE_H
     paper: str = "a4"
+    # False: only lay out (move the cursor, start pages), for a scratch writer that measures how
+    # much room blocks take; drawing them is most of the cost and nobody sees a scratch page.
+    draws: bool = True
 
     @classmethod
     def create(cls, buffer, game: Game, lang: str, document_title: str, paper: str = "a4") -> "PageWriter":
@@ -56,15 +59,16 @@ class PageWriter:
         return self.page_w - 2 * MARGIN
 
     def new_page(self, heading: str | None = None) -> None:
-        if self.page:
+        if self.page and self.draws:
             self.canvas.showPage()
         self.page += 1
         c = self.canvas
-        c.setFillColorRGB(*INK)
-        c.setFont(self.font, 8)
-        c.drawString(MARGIN, self.page_h - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}")
-        c.drawRightString(self.page_w - MARGIN, 8 * mm, str(self.page))
-        c.drawString(MARGIN, 8 * mm, f"cardgen · {self.game.id}")
+        if self.draws:
+            c.setFillColorRGB(*INK)
+            c.setFont(self.font, 8)
+            c.drawString(MARGIN, self.page_h - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}")
+            c.drawRightString(self.page_w - MARGIN, 8 * mm, str(self.page))
+            c.drawString(MARGIN, 8 * mm, f"cardgen · {self.game.id}")
         self.y = self.page_h - 18 * mm
         if heading:
             self.heading(heading)
@@ -76,9 +80,10 @@ class PageWriter:
 
     def heading(self, text: str, size: float = 16) -> None:
         self.ensure(size * 2)
-        self.canvas.setFillColorRGB(*INK)
-        self.canvas.setFont(self.font, size)
-        self.canvas.drawString(MARGIN, self.y - size, text)
+        if self.draws:
+            self.canvas.setFillColorRGB(*INK)
+            self.canvas.setFont(self.font, size)
+            self.canvas.drawString(MARGIN, self.y - size, text)
         self.y -= size * 1.6
 
     def style(self, size: float, leading: float | None = None, **kw) -> TStyle:
@@ -93,7 +98,8 @@ class PageWriter:
         ascent = size * 0.88
         for index in range(len(block.lines)):
             self.ensure(leading)
-            block.draw_line(self.canvas, index, MARGIN, self.y - (leading - size) / 2 - ascent)
+            if self.draws:
+                block.draw_line(self.canvas, index, MARGIN, self.y - (leading - size) / 2 - ascent)
             self.y -= leading
         self.y -= gap
 
@@ -134,7 +140,8 @@ class PageWriter:
             avail = self.y - 15 * mm
             _, height = table.wrapOn(self.canvas, self.width, avail)
             if height <= avail:
-                table.drawOn(self.canvas, MARGIN, self.y - height)
+                if self.draws:
+                    table.drawOn(self.canvas, MARGIN, self.y - height)
                 self.y -= height
                 break
             parts = table.split(self.width, avail)
@@ -143,7 +150,8 @@ class PageWriter:
                 continue
             first, table = parts[0], parts[1]
             _, height = first.wrapOn(self.canvas, self.width, avail)
-            first.drawOn(self.canvas, MARGIN, self.y - height)
+            if self.draws:
+                first.drawOn(self.canvas, MARGIN, self.y - height)
             self.new_page()
         self.y -= 5 * mm
 

@@ -236,7 +236,9 @@ def _draw_sheet(writer: PageWriter, game: Game, lang: str, sheet: dict, scale: f
 
 def _scratch(game: Game, lang: str, paper: str) -> PageWriter:
     """A writer on a throwaway canvas of the same paper, for measuring what a block takes."""
-    return PageWriter.create(io.BytesIO(), game, lang, "", paper)
+    writer = PageWriter.create(io.BytesIO(), game, lang, "", paper)
+    writer.draws = False
+    return writer
 
 
 def _row_scale(game: Game, lang: str, sheet: dict, paper: str) -> float:
