@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Iterable, Sequence
 
-from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Spacer, Table, TableStyle
+from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Spacer, Table
 
 from ... import words
 from ...errors import DataError, Problem
@@ -16,7 +16,7 @@ from ...io.reader import SchemaReader, compose, display_path, read_text
 from ...model import Card, CardType, Location, Text
 from .figures import CardAnatomy, Figure, anatomy_boxes, _check_figures, _KEEP_LINES, figures_path
 from .paragraph import TextBlock
-from .table import text_table
+from .table import callout, text_table
 from .toc import _TocMark
 
 
@@ -359,16 +359,8 @@ class Directives:
                 TextBlock(d.text.get(self.lang), self.lang, self.ts("small")),
             ])
         col0 = max(r[0].natural_width() for r in rows) + 16
-        t = Table(rows, colWidths=[col0, self.frame_width - col0], hAlign="LEFT")
-        t.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), self.strong_font),
-            
-            ("VALIGN", (0, 0), (-1, -1), "TOP"),
-            ("BACKGROUND", (0, 0), (-1, -1), self.col["decision_fill"]),
-            ("LINEBEFORE", (0, 0), (0, -1), 2.2, self.col["decision_bar"]),
-            ("LINEBELOW", (0, 0), (-1, -2), 0.3, self.col["rule"]),
-            ("LEFTPADDING", (0, 0), (-1, -1), 5), ("RIGHTPADDING", (0, 0), (-1, -1), 5),
-            ("TOPPADDING", (0, 0), (-1, -1), 3), ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-        ]))
+        t = callout(rows, [col0, self.frame_width - col0], self.strong_font, self.col["decision_fill"],
+                    self.col["decision_bar"], self.col["rule"])
         t.spaceBefore, t.spaceAfter = 4, 6
         return t
 

@@ -35,7 +35,7 @@ from typing import Any, Callable
 from reportlab.lib.pagesizes import A4, letter
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
-from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Spacer, Table, TableStyle
+from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Spacer
 from reportlab.platypus.doctemplate import LayoutError as _PlatypusLayoutError, PageTemplate
 from reportlab.platypus.frames import Frame
 
@@ -53,6 +53,7 @@ from .page_template import _PageTotal, _page_decorator, _canvas_maker
 from .paragraph import Heading, TextBlock, TStyle, defined_terms, game_terms
 from ... import words
 from .style import LANGS, load_style, templates_dir
+from .table import callout
 from .toc import Contents, _DocTemplate
 
 __all__ = ["LANGS", "TextBlock", "appendix_flowables", "build_rulebook", "load_style", "parse_markdown",
@@ -183,14 +184,8 @@ class _Builder(Directives):
             return [TextBlock(block.text, self.lang, self.ts("body", left=indent, bullet_width=bw, space_after=2.5), bullet=bullet)]
         if block.kind == "note":
             inner = TextBlock(block.text, self.lang, self.ts("small"))
-            t = Table([[inner]], colWidths=[self.frame_width], hAlign="LEFT")
-            t.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), self.strong_font),
-            
-                ("BACKGROUND", (0, 0), (-1, -1), self.col["note_fill"]),
-                ("LINEBEFORE", (0, 0), (0, -1), 2, self.col["rule"]),
-                ("LEFTPADDING", (0, 0), (-1, -1), 7), ("RIGHTPADDING", (0, 0), (-1, -1), 6),
-                ("TOPPADDING", (0, 0), (-1, -1), 3.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
-            ]))
+            t = callout([[inner]], [self.frame_width], self.strong_font, self.col["note_fill"], self.col["rule"],
+                        bar_width=2, pad=(7, 6, 3.5, 3.5))
             t.spaceBefore, t.spaceAfter = 2, 6
             return [t]
         if block.kind == "table":

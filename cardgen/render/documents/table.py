@@ -110,3 +110,23 @@ def column_widths(cells: list[list[Any]], avail: float, pad: float,
             if over <= 0.5:
                 break
     return widths
+
+
+def callout(rows: list[list[Flowable]], widths: Sequence[float], font: str, fill, bar, rule=None,
+            bar_width: float = 2.2, pad: tuple[float, float, float, float] = (5, 5, 3, 3)) -> Table:
+    """A boxed aside (a rulebook note, a list of rulings): rows of paragraphs on `fill`, a `bar` down
+    its left edge, thin `rule` lines between rows; `pad` is left, right, top, bottom."""
+    t = Table(rows, colWidths=list(widths), hAlign="LEFT")
+    left, right, top, bottom = pad
+    cmds = [
+        ("FONTNAME", (0, 0), (-1, -1), font),  # never the non-embedded standard font
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("BACKGROUND", (0, 0), (-1, -1), fill),
+        ("LINEBEFORE", (0, 0), (0, -1), bar_width, bar),
+        ("LEFTPADDING", (0, 0), (-1, -1), left), ("RIGHTPADDING", (0, 0), (-1, -1), right),
+        ("TOPPADDING", (0, 0), (-1, -1), top), ("BOTTOMPADDING", (0, 0), (-1, -1), bottom),
+    ]
+    if rule is not None:
+        cmds.append(("LINEBELOW", (0, 0), (-1, -2), 0.3, rule))
+    t.setStyle(TableStyle(cmds))
+    return t
