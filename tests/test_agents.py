@@ -142,3 +142,16 @@ def test_determinizations_match_late_in_the_game(game_id, players, bot):
                 assert ok and sampled.information_state_string(seat) == state.information_state_string(seat)
             state.apply_unchecked(choose(policy, state, seat, rng))
     assert samples >= 4
+
+
+def test_ismcts_plays_its_rollout_bot_when_no_playout_is_rewarded():
+    """In a co-operative game that every sampled playout loses, visit counts say nothing: the
+    agent then plays its rollout bot's move, so three ismcts:5:first players play exactly the
+    game three 'first' bots play (requiem is always lost by doing the first thing)."""
+    module, rules = _rules("requiem", 3)
+    agents = [make_any_policy(module, "ismcts:5:first", rules) for _ in range(3)]
+    searched = play(rules, agents, 1)
+    plain = play(rules, [make_any_policy(module, "first", rules) for _ in range(3)], 1)
+    assert plain.result().success is False
+    assert [str(a) for a in searched.history] == [str(a) for a in plain.history]
+    assert all(agent.stats["fallbacks"] == agent.stats["moves"] > 0 for agent in agents)

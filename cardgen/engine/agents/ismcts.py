@@ -318,13 +318,20 @@ class ISMCTSPolicy:
         legal_set = set(legal_actions)
         for k in range(self.iterations):
             self._iterate(root, pool[k % len(pool)].clone(), rng)
-        best = None
-        best_visits = -1
-        for action in legal_actions:
-            child = root.children.get(action)
-            visits = child.visits if child is not None else 0
-            if visits > best_visits:
-                best, best_visits = action, visits
+        if self.rollout_policy is not None and not any(child.total for child in root.children.values()):
+            # no playout reached a reward (a co-operative game lost in every sample, say): the
+            # visit counts carry no information, so play the rollout bot's own move
+            self.stats["fallbacks"] = self.stats.get("fallbacks", 0) + 1
+            best = self.rollout_policy.choose(
+                observation if getattr(self.rollout_policy, "needs_observation", True) else None, legal_actions, rng)
+        else:
+            best = None
+            best_visits = -1
+            for action in legal_actions:
+                child = root.children.get(action)
+                visits = child.visits if child is not None else 0
+                if visits > best_visits:
+                    best, best_visits = action, visits
         self.stats["moves"] += 1
         self.stats["iterations"] += self.iterations
         self.stats["seconds"] += time.process_time() - started
