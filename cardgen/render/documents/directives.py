@@ -74,7 +74,7 @@ class Directives:
         return "" if value is None else str(value)
 
     def sep(self) -> str:
-        return "、" if self.lang == "ja" else ", "
+        return words.word("common.separator", self.lang, self.game)
 
     def id_ranges(self, cards: Sequence[Card]) -> str:
         ids = [c.id for c in cards]

@@ -239,7 +239,7 @@ def build_rulebook(game: Game, lang: str, paper: str | None = None) -> bytes:
     page = style["page"]
     pagesize = {"A4": A4, "LETTER": letter}[str(paper or page.get("size", "A4")).upper()]
     buf = io.BytesIO()
-    title = f"{game.title.get(lang)} — {'ルールブック' if lang == 'ja' else 'Rulebook'}"
+    title = words.word("rulebook.document_title", lang, game, title=game.title.get(lang))
     doc = _DocTemplate(
         buf, pagesize=pagesize, invariant=1, pageCompression=1,
         leftMargin=page["margin_inner"] * mm, rightMargin=page["margin_outer"] * mm,

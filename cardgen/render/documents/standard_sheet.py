@@ -153,9 +153,9 @@ def _field_text(game: Game, report: MappingReport, name: str, value: Any, lang: 
         if name == report.suit_field:
             for s in report.suit_map:
                 if s.value == value and s.name:
-                    return f"{label}：{s.name.get(lang)}" if lang == "ja" else f"{label}: {s.name.get(lang)}"
+                    return words.word("common.field_value", lang, game, label=label, value=s.name.get(lang))
         named = report.labels.get(name, {}).get(value)
-        return named.get(lang) if named else str(value)
+        return named.get(lang) if named else words.field_value(game, name, value, lang)  # a label, never the id
     return f"{label} {value}"
 
 
@@ -415,7 +415,7 @@ def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, TStyle] 
     if report.setup:
         out.append(Lines(report.setup.get(lang), lang, st["body"]))
     if report.mapped:
-        out.append(Lines(_w("take", lang) + ("：" if lang == "ja" else ":"), lang, st["body"]))
+        out.append(Lines(_w("take_heading", lang), lang, st["body"]))
         by_suit, jokers = _take_lists(report)
         take = []
         for suit in SUITS:
@@ -426,9 +426,8 @@ def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, TStyle] 
         out.extend(take)
         out.append(Spacer(1, 2 * mm))
     if report.suit_map:
-        spec = game.field_specs.get(report.suit_field)
-        label = spec.label.get(lang) if spec and spec.label else report.suit_field
-        out.append(Lines(f"{_w('suits', lang)}（{label}）：" if lang == "ja" else f"{_w('suits', lang)} ({label}):", lang, st["body"]))
+        label = words.field_label(game, report.suit_field, lang)
+        out.append(Lines(words.word("standard.suits_heading", lang, label=label), lang, st["body"]))
         pairs = [((s.name.get(lang) if s.name else s.value), s.suit) for s in report.suit_map]
         out.append(SuitLine(pairs, lang, 9))
         out.append(Spacer(1, 2 * mm))
