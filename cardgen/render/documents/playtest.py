@@ -253,24 +253,26 @@ def _row_scale(game: Game, lang: str, sheet: dict, paper: str) -> float:
     if pages(MAX_ROW_SCALE) == least:
         return MAX_ROW_SCALE
     low, high = 1.0, MAX_ROW_SCALE
-    for _ in range(6):
+    for _ in range(4):  # within 0.05 of the best scale
         middle = (low + high) / 2
         low, high = (middle, high) if pages(middle) == least else (low, middle)
     return low
 
 
-def _keep_together(writer: PageWriter, game: Game, lang: str, draw: Any) -> None:
-    """Draw `draw(writer)` where it fits whole: measured first on a scratch page, then a new page
-    is started unless the rest of this one holds it (a block taller than a page keeps at least
-    its heading, its head row and a few rows together, which the grid itself ensures)."""
+def _keep_together(writer: PageWriter, game: Game, lang: str, draw: Any, keep: bool = True) -> None:
+    """Draw `draw(writer, keep)` where it fits whole: measured first on a scratch page, then a new
+    page is started unless the rest of this one holds it (a block taller than a page keeps at
+    least its heading, its head row and a few rows together, which the grid itself ensures).
+    Inside a block that fits (`keep` False) nothing needs measuring again."""
+    if not keep:
+        draw(writer, False)
+        return
     scratch = _scratch(game, lang, writer.paper)
     top = scratch.y
-    draw(scratch)
-    if scratch.page == 1:
-        writer.ensure(top - scratch.y)
-    else:
-        writer.ensure(40 * mm)
-    draw(writer)
+    draw(scratch, False)
+    fits = scratch.page == 1
+    writer.ensure(top - scratch.y if fits else 40 * mm)
+    draw(writer, not fits)
 
 
 def _source(value: Any, lang: str) -> str:
@@ -298,21 +300,23 @@ def _labels(game: Game, lang: str, rows: Any, n: int | None = None) -> list[str]
     return [_text(game, rows["label"], lang, n=row) for row in range(1, count + 1)]
 
 
-def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict, scale: float = 1.0, **values: Any) -> None:
+def _draw_block(writer: PageWriter, game: Game, lang: str, block: dict, scale: float = 1.0, keep: bool = True,
+                **values: Any) -> None:
     """One block of a sheet; a grid or table is kept on one page with its title, and so is each
     repetition of a repeat (a round's heading never sits alone at the foot of a page)."""
     if "text" in block:
         writer.paragraph(_text(game, block["text"], lang, **values))
     elif "grid" in block:
-        _keep_together(writer, game, lang, lambda w: _draw_grid(w, game, lang, block["grid"], scale, **values))
+        _keep_together(writer, game, lang, lambda w, _k: _draw_grid(w, game, lang, block["grid"], scale, **values), keep)
     elif "param_table" in block:
-        _keep_together(writer, game, lang, lambda w: _draw_param_table(w, game, lang, block["param_table"], **values))
+        _keep_together(writer, game, lang, lambda w, _k: _draw_param_table(w, game, lang, block["param_table"], **values),
+                       keep)
     elif "repeat" in block:
         count = resolve_count(game, block["repeat"]["count"], values.get("n"))
+        inner = block["repeat"]["blocks"]
         for n in range(1, count + 1):
-            inner = block["repeat"]["blocks"]
-            _keep_together(writer, game, lang, lambda w, n=n: [_draw_block(w, game, lang, b, scale, **{**values, "n": n})
-                                                               for b in inner])
+            _keep_together(writer, game, lang, lambda w, k, n=n: [_draw_block(w, game, lang, b, scale, k, **{**values, "n": n})
+                                                                  for b in inner], keep)
 
 
 def _draw_param_table(writer: PageWriter, game: Game, lang: str, table: dict, **values: Any) -> None:
