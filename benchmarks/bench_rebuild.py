@@ -90,10 +90,10 @@ def rebuild_ratio(game: str, repeat: int, env: dict) -> None:
             cold.append(cpu)
             cards = folder / "cards.yaml"
             cards.write_text(cards.read_text(encoding="utf-8").replace(old, old[:-1] + f"{i}" + old[-1]), encoding="utf-8")
-            entries = len(list((out / game / ".cache").iterdir()))
+            entries = len(list((out / ".cache" / game).iterdir()))
             cpu, _ = _run_cpu(build, env)
             cli_rebuild.append(cpu)
-            added = len(list((out / game / ".cache").iterdir())) - entries
+            added = len(list((out / ".cache" / game).iterdir())) - entries
             if added > entries // 2:  # the cache keys cardgen's own source: an edit to it between runs misses
                 print(f"  run {i + 1}: the CLI rebuild missed the cache ({added} new entries): was cardgen's source edited meanwhile?")
             # the watch rebuild: a process that has built once, then rebuilds after the edit

@@ -65,7 +65,7 @@ class BuildOptions:
     imposition: str = "duplex"  # home sheets: duplex, gutterfold or simplex
     ink_saver: bool = False  # home sheets: pale fills, no full-bleed backgrounds
     corner_guides: float | None = None  # home sheets: rounded-corner cut guides of this radius (mm)
-    cache: bool = True  # reuse unchanged outputs from OUT/<game>/.cache/ (cardgen/cache.py), and keep new ones there
+    cache: bool = True  # reuse unchanged outputs from OUT/.cache/<game>/ (cardgen/cache.py), and keep new ones there
 
     @property
     def sheet_bleed(self) -> float | None:

@@ -1,7 +1,10 @@
 """The build cache: outputs kept on disk under a hash of exactly what they are made from, so a
 rebuild redraws only what changed.
 
-    OUT/<game>/.cache/<sha256 key>     one entry per output: a face PNG, a TTS sheet, a PDF
+    OUT/.cache/<game>/<sha256 key>     one entry per output: a face PNG, a TTS sheet, a PDF
+
+(beside the game's outputs, not among them: OUT/<game>/ holds only what a build writes, and a
+build that fails writes nothing there)
 
 A key is a SHA-256 of the inputs an output reads (`Keys`): for a face, its card type's data
 (a face's text size is shared by every card of its type), side, language, pixel size, bleed,
@@ -62,7 +65,8 @@ class Cache:
     def __init__(self, folder: Path, max_bytes: int = MAX_BYTES):
         self.folder = Path(folder)
         self.max_bytes = max_bytes
-        self.off = self.folder.is_symlink()  # a planted link would send our writes elsewhere: no caching
+        # a planted link would send our writes elsewhere: no caching
+        self.off = self.folder.is_symlink() or self.folder.parent.is_symlink()
         self.hits = 0
         self.misses = 0
 
@@ -166,7 +170,7 @@ class Cache:
 
 
 def cache_for(out_dir: Path, game_id: str) -> Cache:
-    return Cache(Path(out_dir) / game_id / CACHE_DIR)
+    return Cache(Path(out_dir) / CACHE_DIR / game_id)
 
 
 # --- what outputs read ----------------------------------------------------------------------------

@@ -239,7 +239,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and no full-bleed backgrounds (same geometry).")
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Processes building games and outputs in parallel (default: all cores); the files do not depend on it.")
-@click.option("--no-cache", is_flag=True, help="Draw everything afresh: neither read nor write OUT/<game>/.cache/ (the files are the same either way).")
+@click.option("--no-cache", is_flag=True, help="Draw everything afresh: neither read nor write OUT/.cache/<game>/ (the files are the same either way).")
 def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,

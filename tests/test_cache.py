@@ -1,4 +1,4 @@
-"""The build cache (cardgen/cache.py): a rebuild reads unchanged outputs from OUT/<game>/.cache/,
+"""The build cache (cardgen/cache.py): a rebuild reads unchanged outputs from OUT/.cache/<game>/,
 writes the same bytes, redraws only the faces whose inputs changed, and survives a damaged cache."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cardgen.build import build_game, make_options
-from cardgen.cache import CACHE_DIR, Cache, digest
+from cardgen.cache import CACHE_DIR, Cache, cache_for, digest
 from cardgen.load import load_game
 
 OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "tuckbox")
@@ -42,7 +42,7 @@ def test_second_build_reads_everything_from_the_cache_and_writes_the_same_files(
     plain = tmp_path / "plain"
     _build_no_cache(alice, plain)
     assert _files(plain / "alice") == before
-    assert not (plain / "alice" / CACHE_DIR).exists()
+    assert not (plain / CACHE_DIR).exists()
 
 
 def _build_no_cache(game_dir: Path, out: Path):
@@ -76,7 +76,7 @@ def test_a_corrupt_cache_is_a_miss_and_is_rebuilt(alice, tmp_path):
     out = tmp_path / "out"
     _build(alice, out)
     good = _files(out / "alice")
-    folder = out / "alice" / CACHE_DIR
+    folder = cache_for(out, "alice").folder
     entries = sorted(folder.iterdir())
     assert len(entries) > 30
     entries[0].write_bytes(entries[0].read_bytes()[:-1] + b"x")  # a flipped byte
