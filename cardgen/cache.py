@@ -42,8 +42,19 @@ _CARD_LISTS = ("cards.",)  # cards.yaml, cards.csv, ...: card data enters keys a
 
 def digest(*parts: Any) -> str:
     """A SHA-256 hex key of `parts` in a stable encoding (see `stable`)."""
-    return hashlib.sha256(json.dumps([stable(p) for p in parts], ensure_ascii=False, sort_keys=True,
-                                     separators=(",", ":")).encode("utf-8")).hexdigest()
+    if all(_plain(p) for p in parts):  # most keys are strings, numbers and pairs of them: no walk needed
+        text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps([stable(p) for p in parts], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """Whether json encodes `value` exactly as `stable` would (so `digest` may skip the walk)."""
+    return type(value) in _PLAIN or (type(value) in (tuple, list) and all(type(v) in _PLAIN for v in value))
 
 
 def stable(value: Any) -> Any:

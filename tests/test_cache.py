@@ -127,3 +127,15 @@ def test_prune_removes_what_is_not_an_entry(tmp_path):
     (cache.folder / "planted").mkdir()
     assert cache.prune() == 2
     assert sorted(p.name for p in cache.folder.iterdir()) == [key]
+
+
+def test_digest_of_plain_values_equals_the_general_encoding():
+    import hashlib
+    import json
+
+    from cardgen.cache import stable
+
+    for parts in [("a", 1, 2.5, None, True), ("face", "png", (825, 1125), 300), ("k", ["x", 2]), ({"b": 1, "a": (1, 2)},)]:
+        general = json.dumps([stable(p) for p in parts], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        assert digest(*parts) == hashlib.sha256(general.encode("utf-8")).hexdigest()
+    assert digest("a", 1) != digest("a", "1") != digest(["a", 1])
