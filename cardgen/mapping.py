@@ -58,10 +58,6 @@ from .model import Card, Game, Location, Text
 MAPPING_FILE = "mapping.yaml"
 SUITS = ("spades", "hearts", "diamonds", "clubs")
 SUIT_SYMBOLS = {"spades": "♠", "hearts": "♥", "diamonds": "♦", "clubs": "♣"}
-SUIT_NAMES = {
-    "spades": Text("スペード", "spades"), "hearts": Text("ハート", "hearts"),
-    "diamonds": Text("ダイヤ", "diamonds"), "clubs": Text("クラブ", "clubs"),
-}
 RED_SUITS = ("hearts", "diamonds")
 JOKER_COLOURS = ("red", "black")
 RANK_LABELS = {1: "A", 11: "J", 12: "Q", 13: "K"}

@@ -368,7 +368,8 @@ class Directives:
         self.used_decisions_list = True
         if not self.game.decisions:
             return []
-        intro = self.labels["decisions_intro"].format(source=self.game.source or "—")
+        # not naming `source:`: it is the project's file name for the rules, meaningless on paper
+        intro = self.labels["decisions_intro"]
         out: list[Flowable] = [TextBlock(intro, self.lang, self.ts("body", space_after=4))]
         out.append(self._decision_table(self.game.decisions))
         return out

@@ -135,11 +135,16 @@ def _rule_sentence(rule, game: Game, lang: str) -> str:
 def _value_sentence(report: MappingReport, game: Game, lang: str) -> str | None:
     if not report.value_field:
         return None
-    spec = game.field_specs[report.value_field]
-    label = spec.label.get(lang) if spec.label else report.value_field
-    if lang == "ja":
-        return f"ランクがそのまま{label}になる（A＝1、J＝11、Q＝12、K＝13）。ルールが比べたり足したりする数はトランプでも同じ。"
-    return f"A card's rank is its {label} (A = 1, J = 11, Q = 12, K = 13): the numbers the rules add and compare stay the same."
+    label = words.field_label(game, report.value_field, lang)
+    if _same_word(label, _w("rank", lang)):  # not "A card's rank is its Rank"
+        return _w("value_sentence_rank", lang)
+    return words.word("standard.value_sentence", lang, label=label)
+
+
+def _same_word(label: str, word: str) -> bool:
+    """A field label that only repeats `word` ("Suit" for suits, "Rank" for ranks): printing it
+    as a gloss says nothing."""
+    return label.casefold().removesuffix("s") == word.casefold()
 
 
 def _field_text(game: Game, report: MappingReport, name: str, value: Any, lang: str) -> str:
@@ -427,7 +432,12 @@ def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, TStyle] 
         out.append(Spacer(1, 2 * mm))
     if report.suit_map:
         label = words.field_label(game, report.suit_field, lang)
-        out.append(Lines(words.word("standard.suits_heading", lang, label=label), lang, st["body"]))
+        # not 「スートの対応（スート）」
+        if _same_word(label, _w("suit", lang)):
+            heading = _w("suits_heading_plain", lang)
+        else:
+            heading = words.word("standard.suits_heading", lang, label=label)
+        out.append(Lines(heading, lang, st["body"]))
         pairs = [((s.name.get(lang) if s.name else s.value), s.suit) for s in report.suit_map]
         out.append(SuitLine(pairs, lang, 9))
         out.append(Spacer(1, 2 * mm))

@@ -1,0 +1,64 @@
+"""What a page-by-page reading of the rulebooks and standard-deck sheets found (issue 12), checked
+on the text read back from the PDFs: the style rules hold on paper too (figure captions are
+templates the data's style check does not see), and nothing internal to the project is printed."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader
+
+from cardgen import style
+from cardgen.load import load_game
+from cardgen.render.documents.rulebook import build_rulebook
+from cardgen.render.documents.standard_sheet import build_standard_sheet
+
+GAMES = ["llll", "requiem", "alice", "ohanatsumi"]
+LANGS = ["ja", "en"]
+DOCS = [(kind, g, lang) for kind in ("rules", "standard") for g in GAMES for lang in LANGS]
+
+
+def _pages(data: bytes) -> list[str]:
+    return [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages]
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[tuple[str, str, str], list[str]]:
+    build = {"rules": build_rulebook, "standard": build_standard_sheet}
+    return {(kind, g, lang): _pages(build[kind](load_game(g), lang)) for kind, g, lang in DOCS}
+
+
+@pytest.mark.parametrize("kind,game_id", [(k, g) for k in ("rules", "standard") for g in GAMES])
+def test_japanese_documents_keep_one_width_on_paper(texts, kind, game_id):
+    """Digits and Latin letters half-width, no half-width kana, full-width brackets in Japanese
+    sentences: the style check's rules, applied to what was printed (captions included)."""
+    found = []
+    for number, text in enumerate(texts[kind, game_id, "ja"], 1):
+        for start, end, rule, replacement in style._findings_in(text, 0, len(text), japanese=True):
+            if rule in ("width", "kana", "bracket"):
+                found.append(f"p{number} {rule}: {text[max(0, start - 12):end + 12]!r} -> {replacement}")
+    assert not found, found
+
+
+@pytest.mark.parametrize("kind,game_id,lang", DOCS)
+def test_no_project_internals_on_paper(texts, kind, game_id, lang):
+    """The rules' file name (game.yaml `source:`) and the tool's own commands are not for players."""
+    game = load_game(game_id)
+    flat = "".join(texts[kind, game_id, lang])
+    assert game.source and game.source not in flat
+    assert "cardgen" not in flat
+
+
+@pytest.mark.parametrize("lang,plain,glossed", [("ja", "スートの対応：", "スートの対応（色）："), ("en", "Suits:", "Suits (Colour):")])
+def test_the_suits_heading_glosses_the_field_only_when_it_says_something(texts, lang, plain, glossed):
+    requiem = "".join(texts["standard", "requiem", lang])  # its suit field is called "suit"
+    assert plain in requiem and "（スート）" not in requiem and "(Suit)" not in requiem
+    assert glossed in "".join(texts["standard", "alice", lang])  # alice's suits stand for colours
+
+
+def test_the_value_sentence_does_not_repeat_rank():
+    en = "".join(_pages(build_standard_sheet(load_game("requiem"), "en")))
+    assert "The rank is the card's value" in en and "its Rank" not in en
+    ja = "".join(_pages(build_standard_sheet(load_game("requiem"), "ja")))
+    assert "ランクがそのまま数値になる" in ja
