@@ -160,6 +160,8 @@ def clear_caches() -> None:
         if not name.startswith("cardgen.") or name == "cardgen.fonts":
             continue
         for value in list(vars(module).values()):
+            if isinstance(value, type):
+                continue  # a class with a cache_clear method (Memo) is not a cache
             if callable(value) and hasattr(value, "cache_clear") and (getattr(value, "__module__", None) == name
                                                                       or isinstance(value, Memo)):
                 value.cache_clear()
