@@ -5,12 +5,14 @@ templates the data's style check does not see), and nothing internal to the proj
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from pypdf import PdfReader
 
 from cardgen import style
 from cardgen.load import load_game
+from cardgen.render.documents.paragraph import TextBlock
 from cardgen.render.documents.rulebook import build_rulebook
 from cardgen.render.documents.standard_sheet import build_standard_sheet
 
@@ -62,3 +64,47 @@ def test_the_value_sentence_does_not_repeat_rank():
     assert "The rank is the card's value" in en and "its Rank" not in en
     ja = "".join(_pages(build_standard_sheet(load_game("requiem"), "ja")))
     assert "ランクがそのまま数値になる" in ja
+
+
+def _table_pages(keep: int) -> list[str]:
+    """A table of six rows whose heading row and first row are all that fit under a tall block."""
+    from reportlab.lib.pagesizes import A5
+    from reportlab.platypus import SimpleDocTemplate, Spacer
+
+    from cardgen.render.documents.paragraph import TStyle
+    from cardgen.render.documents.table import text_table
+    from reportlab.lib import colors
+
+    from cardgen.fonts import register_fonts
+
+    font, strong = register_fonts()
+    style = TStyle(font=font, strong=strong, size=9, leading=12, color=(0, 0, 0))
+    colours = dict.fromkeys(("rule", "accent", "header_fill", "zebra_fill"), colors.grey)
+    rows = [["Card", "Text"]] + [[f"row{n}", f"text of row {n}"] for n in range(1, 7)]
+    table = text_table(rows, lambda text, strong, align: TextBlock(text, "en", style), colours, font, 300, keep=keep)
+    buf = io.BytesIO()
+    doc = SimpleDocTemplate(buf, pagesize=A5)
+    row = table.wrap(doc.width, doc.height)[1] / len(rows)
+    doc.build([Spacer(1, doc.height - 12 - 2.5 * row), table])  # 12: the frame's padding
+    return _pages(buf.getvalue())
+
+
+def test_a_table_breaks_with_rows_kept_under_the_heading():
+    loose = _table_pages(keep=0)
+    assert "row1" in loose[0] and "row2" not in loose[0]  # the fault: a heading row and one row at the foot
+    kept = _table_pages(keep=2)
+    assert "row1" not in kept[0] and "Card" not in kept[0]
+    assert all(f"row{n}" in kept[1] for n in range(1, 7))
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("game_id,lang", [(g, lang) for g in GAMES for lang in LANGS])
+def test_a_numbered_lists_last_item_does_not_start_a_page_alone(game_id, lang, paper):
+    """A page that starts inside a numbered list also holds the item after its first one."""
+    pages = _pages(build_rulebook(load_game(game_id), lang, paper))
+    for number, text in enumerate(pages[1:], 2):
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        first = re.match(r"(\d+)\. ", lines[1]) if len(lines) > 1 else None  # lines[0]: the running head
+        if first and int(first.group(1)) > 1:
+            follower = f"{int(first.group(1)) + 1}. "
+            assert any(line.startswith(follower) for line in lines[2:]), (number, lines[:3])

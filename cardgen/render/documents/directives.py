@@ -16,7 +16,7 @@ from ...io.reader import SchemaReader, compose, display_path, read_text
 from ...model import Card, CardType, Location, Text
 from .figures import CardAnatomy, Figure, anatomy_boxes, _check_figures, _KEEP_LINES, figures_path
 from .paragraph import TextBlock
-from .table import callout, text_table
+from .table import KEEP_ROWS, callout, text_table
 from .toc import _TocMark
 
 
@@ -194,7 +194,8 @@ class Directives:
               width: float | None = None) -> Table:
         """A table of text cells that fills the frame width; column widths follow the content."""
         return text_table(rows, lambda text, strong, al: self.cell(text, head=strong, align=al), self.col,
-                          self.strong_font, width or self.frame_width, header_rows, widths, align, shade_rows, bold_rows)
+                          self.strong_font, width or self.frame_width, header_rows, widths, align, shade_rows, bold_rows,
+                          keep=KEEP_ROWS)
 
     def component_list(self, group: str | None = None, group_labels: dict | None = None, ids: bool = True,
                        notes: bool = True) -> list[Flowable]:

@@ -122,9 +122,12 @@ class _Builder(Directives):
         except MarkdownLimit as exc:
             raise DataError([Problem(Location(self.shown, exc.line, 1), str(exc))]) from None
         story: list[Flowable] = self.cover()
-        for block in blocks:
+        for i, block in enumerate(blocks):
             try:
-                story.extend(self.block(block))
+                made = self.block(block)
+                if made and _last_but_one_item(blocks, i):
+                    made[-1].keepWithNext = True  # a list's last item never alone at the top of a page
+                story.extend(made)
             except DataError:
                 raise
             except sandbox.RUNTIME_ERRORS as exc:
@@ -226,6 +229,13 @@ class _Builder(Directives):
         if level == 2:
             return Heading(text, self.lang, self.ts("h2", color=self.col["accent"], space_before=10, space_after=4), level, key, number)
         return Heading(text, self.lang, self.ts("h3", space_before=6, space_after=2), level, key, number)
+
+
+def _last_but_one_item(blocks: list[Block], i: int) -> bool:
+    """blocks[i] is the last item but one of a list (of a run of items at any level)."""
+    def item(j: int) -> bool:
+        return j < len(blocks) and blocks[j].kind == "item"
+    return item(i) and item(i + 1) and not item(i + 2)
 
 
 # ============================================================================ public API

@@ -33,7 +33,7 @@ from ...model import Game, Text
 from ..cards import icons
 from ..cards.icons import suit_width
 from .paragraph import TextBlock, TStyle
-from .table import text_table
+from .table import KEEP_ROWS, text_table
 
 RED = colors.HexColor("#C8102E")
 BLACK = colors.HexColor("#111111")
@@ -498,7 +498,8 @@ def _table(rows: list[list[Any]], lang: str, st: dict[str, TStyle], widths: list
         return Lines(text, lang, st["small"] if strong else st["cell"])
 
     shade = list(range(2, len(rows), 2)) if zebra else []
-    return text_table(rows, cell, _TABLE_COLOURS, register_fonts()[0], sum(widths), widths=widths, shade_rows=shade)
+    return text_table(rows, cell, _TABLE_COLOURS, register_fonts()[0], sum(widths), widths=widths, shade_rows=shade,
+                      keep=KEEP_ROWS)
 
 
 def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float) -> Table:

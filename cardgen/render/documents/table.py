@@ -8,18 +8,24 @@ from reportlab.platypus import Flowable, Table, TableStyle
 
 from .paragraph import TextBlock
 
+# rows a rulebook's or sheet's table keeps together at a page break, above and below it
+KEEP_ROWS = 2
+
 
 def text_table(rows: list[list[Any]], cell: Callable[[str, bool, str], Flowable], colours: dict, font: str,
                width: float, header_rows: int = 1, widths: Sequence[float | None] | None = None,
                align: Sequence[str] | None = None, shade_rows: Sequence[int] = (),
                bold_rows: Sequence[int] = (), boxed: bool = False, row_height: float | None = None,
-               spans: Sequence[tuple[int, int, int]] = (), pad: float = 4.0) -> Table:
+               spans: Sequence[tuple[int, int, int]] = (), pad: float = 4.0, keep: int = 0) -> Table:
     """A table of text cells that fills `width`; column widths follow the content.
 
     `cell(text, strong, align)` makes a cell's paragraph; a row value that is already a flowable
     (or a list of them) is used as it is. `colours` has rule, accent, header_fill, zebra_fill.
     A form to fill in (a score sheet) is `boxed` (every cell ruled, text centred vertically) with
-    body rows `row_height` tall; `spans` are (row, first column, columns) cells spanning columns."""
+    body rows `row_height` tall; `spans` are (row, first column, columns) cells spanning columns.
+    `keep`: a page break leaves at least this many body rows under the heading row and on the
+    next page (no header with a single row at the foot of a page), when the table has room to
+    break at all."""
     avail = width
     n = max(len(r) for r in rows)
     align = list(align or ["left"] * n)
@@ -49,6 +55,10 @@ def text_table(rows: list[list[Any]], cell: Callable[[str, bool, str], Flowable]
             ("LINEABOVE", (0, 0), (-1, 0), 0.8, colours["accent"]),
             ("LINEBELOW", (0, -1), (-1, -1), 0.8, colours["accent"]),
         ]
+    body = len(cells) - header_rows
+    if keep and body >= 2 * keep:  # a shorter table would have no place left to break
+        cmds.append(("NOSPLIT", (0, 0), (-1, header_rows + keep - 1)))
+        cmds.append(("NOSPLIT", (0, len(cells) - keep), (-1, -1)))
     for row, first, count in spans:
         cmds.append(("SPAN", (first, row), (first + count - 1, row)))
     if header_rows:
