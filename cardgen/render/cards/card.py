@@ -238,7 +238,7 @@ def _localise(value: Any, lang: str) -> Any:
 # Face layout work that does not depend on where (or with what bleed) a face is drawn: template
 # contexts and fitted text boxes.  A build draws every face several times (home sheets, print
 # shop, PNG, TTS) and `_type_size` lays out every card of a type, so this saves most layout work.
-_MEMO = Memo()
+_MEMO = Memo(2048)  # a game's faces (its contexts and text boxes) fit; more only holds memory
 
 
 def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
