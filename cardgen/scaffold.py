@@ -150,7 +150,7 @@ types:
     suit: moon
     power: 5
     # :sun: is an icon inside the text: icons/sun.svg of this folder (or a bundled icon: :star:, :heart: ...)
-    ability: {ja: 出したとき、:sun:のカード１枚を捨てる。, en: "When played, discard one :sun: card."}
+    ability: {ja: 出したとき、:sun:のカード1枚を捨てる。, en: "When played, discard one :sun: card."}
 """
 
 SAMPLE_LAYOUT = """\
@@ -192,8 +192,8 @@ SAMPLE_RULES_JA = """\
 
 ## 遊び方
 
-1. カードをよく混ぜ、各プレイヤーに３枚ずつ配ります。
-2. 全員が同時に１枚を出し、**強さ**が最も大きいカードを出した人がそのカードを全部もらいます。
+1. カードをよく混ぜ、各プレイヤーに3枚ずつ配ります。
+2. 全員が同時に1枚を出し、**強さ**が最も大きいカードを出した人がそのカードを全部もらいます。
 3. 手札がなくなったら、もらったカードの多い人の勝ちです。
 """
 

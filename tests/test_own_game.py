@@ -119,6 +119,7 @@ def test_a_new_game_checks_and_builds_as_generated(cards, tmp_path, monkeypatch)
     checked = runner.invoke(cli, ["check", "mygame"])
     assert checked.exit_code == 0, checked.output
     assert "optional-output: playtest kit skipped" in checked.output
+    assert "warn" not in checked.output  # a new game starts clean: no style finding in its sample texts
     built = runner.invoke(cli, ["build", "mygame", "--workers", "1", "--only", "sheets", "--only", "rules", "--only", "standard",
                                 "--only", "png"])
     assert built.exit_code == 0, built.output
