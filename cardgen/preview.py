@@ -57,6 +57,15 @@ def _describe(note: Any) -> str | None:
     return None
 
 
+class _Noteworthy(list):
+    """A note list that keeps only what the preview shows (`_describe` is not None): a build draws
+    every text box of every face, and keeping each one's size cost ~1.4 KB a card on big decks."""
+
+    def append(self, note: Any) -> None:
+        if _describe(note) is not None:
+            super().append(note)
+
+
 @dataclass
 class FaceNotes:
     """What the faces of one build reported, per card: overflows (into the build's own list) and
@@ -74,7 +83,7 @@ class FaceNotes:
         for var in _note_vars():
             current = var.get()
             if current is None:
-                current = []
+                current = _Noteworthy()
                 tokens.append((var, var.set(current)))
             marks.append((current, len(current)))
         try:
