@@ -273,12 +273,18 @@ def floor_rulebook(game, lang: str) -> bytes:
     return buffer.getvalue()
 
 
+# A new process runs as an installed cardgen does: with its modules' bytecode cached (pip compiles
+# it at install). PYTHONDONTWRITEBYTECODE, set on some development machines, would make every
+# process compile every module again and measure the compiler.
+_USER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run(args: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system of the process and its children) and max RSS (MB)
     of a fresh process; raises SystemExit if it fails."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=_USER_ENV)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
