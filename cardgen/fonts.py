@@ -3,6 +3,9 @@ writes use binary streams."""
 
 from __future__ import annotations
 
+import hashlib
+import io
+import re
 from functools import cache
 from pathlib import Path
 
@@ -10,7 +13,8 @@ from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
-from .io.paths import package_root
+from .io import limits
+from .io.paths import inside, package_root
 
 GOTHIC = "IPAexGothic"
 MINCHO = "IPAexMincho"
@@ -33,3 +37,79 @@ def register_fonts() -> tuple[str, str]:
     for name, filename in FONT_FILES.items():
         pdfmetrics.registerFont(TTFont(name, str(fonts_dir() / filename)))
     return GOTHIC, MINCHO
+
+
+# --- a game's own fonts ---------------------------------------------------------------------------
+# A layout's `font:` names a bundled face (gothic, mincho) or a file of the game folder's fonts/
+# folder, <game>/fonts/<name>.ttf (or .otf/.ttc with TrueType outlines), which is looked up first,
+# so a game may also replace the bundled gothic or mincho. A font file is hostile input: bounded in
+# size, read once, parsed by ReportLab inside a try, registered under a name made from its bytes'
+# hash (never from the file name), and embedded as a subset like the bundled ones.
+
+BUNDLED = {"gothic": GOTHIC, "mincho": MINCHO}
+GAME_FONTS = "fonts"
+FONT_SUFFIXES = (".ttf", ".otf", ".ttc")
+_FONT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+class FontError(ValueError):
+    """A game's font file that cannot be used (the caller knows the layout line that names it)."""
+
+
+def game_font_file(root: Path | None, name: str) -> Path | None:
+    """The game folder's fonts/<name>.ttf|.otf|.ttc, or None."""
+    if root is None or not _FONT_NAME.match(name) or not (root / GAME_FONTS).is_dir():
+        return None
+    for suffix in FONT_SUFFIXES:
+        found = inside(root, f"{GAME_FONTS}/{name}{suffix}")
+        if found is not None and found.is_file():
+            return found
+    return None
+
+
+def font_names(root: Path | None) -> list[str]:
+    """Every font name a layout of this game may use, for messages."""
+    own = []
+    if root is not None and (root / GAME_FONTS).is_dir():
+        own = [p.stem for p in sorted((root / GAME_FONTS).iterdir())[:200]
+               if p.suffix.lower() in FONT_SUFFIXES and _FONT_NAME.match(p.stem)]
+    return sorted(set(BUNDLED) | set(own))
+
+
+def resolve_font(root: Path | None, name: str) -> str:
+    """The ReportLab font name for a layout's `font:` value: the game folder's own file first, then
+    the bundled face. Raises FontError for an unknown name or an unusable file."""
+    path = game_font_file(root, name)
+    if path is not None:
+        stat = path.stat()
+        return _register_file(str(path), stat.st_size, stat.st_mtime_ns)
+    if name in BUNDLED:
+        register_fonts()
+        return BUNDLED[name]
+    raise FontError(f"font '{name}' is unknown; use one of {', '.join(font_names(root))} "
+                    f"or put {GAME_FONTS}/{name}.ttf in the game folder")
+
+
+@cache
+def _register_file(path: str, size: int, mtime_ns: int) -> str:
+    """Register one font file (once per version of it) and return its ReportLab name."""
+    if size > limits.MAX_FONT_BYTES:
+        raise FontError(f"{Path(path).name} is {size / 1e6:.1f} MB; a font file may be at most {limits.MAX_FONT_BYTES // 2**20} MB")
+    with open(path, "rb") as handle:
+        data = handle.read(limits.MAX_FONT_BYTES + 1)
+    if len(data) > limits.MAX_FONT_BYTES:
+        raise FontError(f"{Path(path).name}: a font file may be at most {limits.MAX_FONT_BYTES // 2**20} MB")
+    registered = "cardgen-font-" + hashlib.sha256(data).hexdigest()[:20]
+    try:
+        pdfmetrics.getFont(registered)
+        return registered
+    except KeyError:
+        pass
+    try:
+        font = TTFont(registered, io.BytesIO(data))
+    except Exception as exc:  # any parse failure of a hostile file (TTFError, struct.error, IndexError, ...)
+        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise FontError(f"{Path(path).name} is not a usable TrueType font ({detail}); "
+                        f"use a .ttf, or an .otf with TrueType outlines") from None
+    pdfmetrics.registerFont(font)
+    return registered

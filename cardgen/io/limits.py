@@ -22,6 +22,7 @@ MAX_INT = 1_000_000  # any whole number in the data without a tighter declared r
 MIN_CARD_MM = 20.0
 MAX_CARD_MM = 300.0  # a card's width or height (tarot is 120 mm)
 MAX_IMAGE_PIXELS = 40_000_000  # one raster image drawn or written (a 10x7 TTS sheet is ~8.5 Mpx)
+MAX_FONT_BYTES = 32 * 1024 * 1024  # one font file of a game folder; IPAex Gothic is 6 MB, a full CJK font 20 MB
 MAX_ART_BYTES = 32 * 1024 * 1024  # one art or icon file (PNG, JPEG, SVG); full-bleed 600 dpi art is ~10 MB
 # Templates
 MAX_TEMPLATE_OUTPUT = 1_000_000  # characters one template may produce

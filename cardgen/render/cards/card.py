@@ -18,7 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ...errors import DataError, Problem
 from ...memo import Memo
-from ...fonts import register_fonts
+from ...fonts import resolve_font
 from ...model import Card, Game, Location, Text
 from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width, unmark_icons
 from ... import words
@@ -186,10 +186,26 @@ def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, 
     return True
 
 
+class _Fonts(dict):
+    """A layout's font names -> ReportLab names for one game: its fonts/ folder first, then the bundled faces."""
+
+    def __init__(self, root):
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, name: str) -> str:
+        self[name] = found = resolve_font(self.root, str(name))
+        return found
+
+
+def _game_fonts(root) -> _Fonts:
+    # one per face drawn: a font file replaced while `cardgen watch` runs is seen at the next face
+    return _Fonts(root)
+
+
 def _draw_boxes(c, game: Game, layout: Layout, boxes, face: Face, x_mm, y_mm, width_mm, height_mm, bleed_mm, lang,
                 overflows) -> None:
-    gothic, mincho = register_fonts()
-    fonts = {"gothic": gothic, "mincho": mincho}
+    fonts = _game_fonts(getattr(game, "root", None))
     _CURRENT_GAME[id(layout)] = game
     try:
         ctx = _context(game, layout, face.card, lang)

@@ -27,7 +27,7 @@ arithmetic on W and H (the card's width and height), e.g. `[3, "H-10", "W-6", 7]
 is the whole card. Kinds and their keys:
 
 - `rect`: fill, stroke, stroke_width (pt), radius (mm), bleed (extend edges on the trim into the bleed)
-- `text`: text, font (gothic|mincho), size, min_size, leading (ratio), align (left|center|right),
+- `text`: text, font (gothic|mincho, or <name> for the game folder's fonts/<name>.ttf, looked up first), size, min_size, leading (ratio), align (left|center|right),
   valign (top|middle|bottom), colour, bold, shrink (type|card: a text that must shrink to fit
   shrinks the same box on every card of its type to one size, so siblings match; `card` opts out)
 - `icon`: icon (a name from cardgen/render/icons.py, or the game folder's icons/<name>.svg), colour, accent, knockout, outline,
@@ -69,6 +69,7 @@ from typing import Any, Callable, Mapping
 import jinja2.meta
 import yaml
 
+from ... import fonts
 from ...errors import DataError, Problem
 from ...io import paths, sandbox
 from ...io.reader import SchemaReader
@@ -99,7 +100,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "image": {"src": "", "fit": "contain", "anchor": "center", "radius": 0, "bleed": False},
 }
 CHOICES = {
-    "font": ("gothic", "mincho"),
     "align": ("left", "center", "right"),
     "valign": ("top", "middle", "bottom"),
     "shrink": ("type", "card"),
@@ -758,6 +758,10 @@ def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | No
     if key in CHOICES and raw is not None and str(raw) not in CHOICES[key]:
         where = f"box '{box.name}' ({box.location}): " if box else ""
         raise ValueError(f"{where}{key} '{raw}' is not one of {', '.join(CHOICES[key])}")
+    if key == "font" and box is None and raw is not None and str(raw) not in fonts.BUNDLED \
+            and fonts.game_font_file(getattr(game, "root", None), str(raw)) is None:
+        raise ValueError(f"font '{raw}' is unknown; use one of {', '.join(fonts.font_names(getattr(game, 'root', None)))}"
+                         f" or put {fonts.GAME_FONTS}/{raw}.ttf in the game folder")
     if key == "icon" and box is None and str(raw) not in icons.PATTERNS and not icons.inline_known(game, str(raw)):
         raise ValueError(f"icon '{raw}' is unknown; known icons: {', '.join(icons.icon_names())}"
                          f" or {icons.GAME_ICONS}/<name>.svg in the game folder")
