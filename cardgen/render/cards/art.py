@@ -315,12 +315,28 @@ def _place(c, art: Art, src: str, at: Location | None) -> None:
     c.doForm(name)
 
 
+def draw_drawing(c, drawing) -> None:
+    """Draw a converted SVG (a ReportLab Drawing) at the origin, as vectors.
+
+    renderPDF starts every drawing by setting its default font, Helvetica, which put an unembedded
+    Helvetica into every PDF holding SVG art or icons although no text used it; it starts from the
+    bundled Gothic instead (SVG text itself is already set in the bundled fonts, see svg_drawing)."""
+    from reportlab.graphics import renderPDF, shapes
+
+    from ...fonts import register_fonts
+
+    default_font = shapes.STATE_DEFAULTS["fontName"]
+    shapes.STATE_DEFAULTS["fontName"] = register_fonts()[0]
+    try:
+        renderPDF.draw(drawing, c, 0, 0)
+    finally:
+        shapes.STATE_DEFAULTS["fontName"] = default_font
+
+
 def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
     if art.kind == "svg":
-        from reportlab.graphics import renderPDF
-
         stat = art.path.stat()
-        renderPDF.draw(_svg(art.path, stat.st_mtime_ns, stat.st_size, src, at), c, 0, 0)
+        draw_drawing(c, _svg(art.path, stat.st_mtime_ns, stat.st_size, src, at))
     elif _is_cmyk(c):
         # A PDF/X-1a file (--preset dtc) holds DeviceCMYK only: the pixels go through the same profile as its colours.
         from reportlab.lib.utils import ImageReader

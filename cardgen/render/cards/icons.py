@@ -837,12 +837,10 @@ def icon_fn(name: str, game=None) -> IconFn | None:
 
 def _draw_svg_unit(c, path, name: str, ink) -> None:
     """A game's SVG icon, every fill and stroke in `ink`, fitted and centred in the 100-unit square."""
-    from reportlab.graphics import renderPDF
-
     from ...errors import DataError, Problem
     from ...io import limits
     from ...model import Location
-    from .art import svg_drawing
+    from .art import draw_drawing, svg_drawing
 
     at = Location(str(path), 1, 1)
     with path.open("rb") as f:
@@ -855,7 +853,7 @@ def _draw_svg_unit(c, path, name: str, ink) -> None:
     c.saveState()
     c.translate((100 - drawing.width * scale) / 2, (100 - drawing.height * scale) / 2)
     c.scale(scale, scale)
-    renderPDF.draw(drawing, c, 0, 0)
+    draw_drawing(c, drawing)
     c.restoreState()
 
 
