@@ -61,14 +61,20 @@ def speed(iterations: int, games: int, seed: int) -> dict:
             "iterations_per_second_median": its[len(its) // 2]}
 
 
-def strength(game_id: str, players: int, names: list[str], games: int, seed: int, workers: int, chunk: int,
-             rows_file: str | None = None) -> dict:
+def _strength_setup(game_id: str, players: int, names: list[str]):
+    """What a strength run and its summary both need: the game, its engine, the default variant,
+    one policy name per seat (a single name fills every seat) and whether seats rotate."""
     game = load_game(game_id)
     module = engine_module(game)
     variant = module.Rules.default_variant(players, game)
     if len(names) == 1:
         names = names * players
-    rotate = len(set(names)) > 1
+    return game, module, variant, names, len(set(names)) > 1
+
+
+def strength(game_id: str, players: int, names: list[str], games: int, seed: int, workers: int, chunk: int,
+             rows_file: str | None = None) -> dict:
+    game, module, variant, names, rotate = _strength_setup(game_id, players, names)
     rows = resumed_rows(rows_file, games)
     done = {row[0] for row in rows}
     todo = [index for index in range(games) if index not in done]
@@ -111,12 +117,7 @@ def resumed_rows(rows_file: str | None, games: int) -> list:
 
 
 def summarise(game_id: str, players: int, names: list[str], rows: list, seed: int, workers: int, elapsed: float) -> dict:
-    game = load_game(game_id)
-    module = engine_module(game)
-    variant = module.Rules.default_variant(players, game)
-    if len(names) == 1:
-        names = names * players
-    rotate = len(set(names)) > 1
+    game, module, variant, names, rotate = _strength_setup(game_id, players, names)
     games = len(rows)
     rows = [tuple(tuple(x) if isinstance(x, list) else x for x in row) for row in rows]
     report = _report(game.id, players, variant, games, seed, names, rotate, module.Rules.cooperative, rows, workers, elapsed, None)
