@@ -21,6 +21,7 @@ from cardgen.cli import cli
 from cardgen.errors import CardgenError, DataError, Problem
 from cardgen.load import load_game
 from cardgen.model import Location, Text
+from tests.processes import assert_no_process_left
 
 
 @pytest.fixture(scope="module")
@@ -134,10 +135,4 @@ def test_ctrl_c_during_a_parallel_build(tmp_path):
     assert proc.returncode == 130, f"exit {proc.returncode}:\n{text[-3000:]}"
     lines = [line for line in re.split(r"[\r\n]+", text) if line.strip() and not line.lstrip().startswith("Building decks")]
     assert lines == ["interrupted"], lines
-    time.sleep(1)
-    try:
-        os.killpg(proc.pid, 0)
-    except ProcessLookupError:
-        return
-    os.killpg(proc.pid, signal.SIGKILL)
-    pytest.fail("worker processes were still running after Ctrl-C")
+    assert_no_process_left(proc.pid)

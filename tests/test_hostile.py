@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from . import fuzzing
+from tests.processes import assert_no_process_left
 
 SECRET = "OUTSIDE-SECRET-TEXT-7f3a"  # in a file beside the game folder: must never show up
 CANARY_PAYLOAD = "{{ cycler.__init__.__globals__.os.popen('touch CANARY').read() }}"
@@ -409,13 +410,7 @@ def test_ctrl_c_during_simulate(tmp_path):
     assert code == 130, f"exit {code}:\n{text[-3000:]}"
     lines = [line for line in re.split(r"[\r\n]+", text) if line.strip() and not line.lstrip().startswith("simulating")]
     assert len(lines) == 1, f"expected one line after Ctrl-C, got {len(lines)}:\n" + "\n".join(lines[:30])
-    time.sleep(1)
-    try:
-        os.killpg(proc.pid, 0)
-    except ProcessLookupError:
-        return
-    os.killpg(proc.pid, signal.SIGKILL)
-    pytest.fail("worker processes were still running after Ctrl-C")
+    assert_no_process_left(proc.pid)
 
 
 # --- replay records ---------------------------------------------------------------------------------------
