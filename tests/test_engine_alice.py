@@ -12,6 +12,7 @@ from cardgen.engine.core import TERMINAL, IllegalAction, resolve_chance
 from cardgen.engine.harness import random_game
 from cardgen.engine.simulate import play
 from cardgen.load import load_game
+from tests.engine_moves import codes, mover
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +56,7 @@ def ids(rules, cards):
 CHANCE = random.Random(0)
 
 
-def codes(s):
-    """The legal actions as their string codes."""
-    return [str(a) for a in s.legal_actions()]
-
-
-def go(s, *actions):
-    """Apply moves (codes), then draw any pending chance (a stacked or known top is forced)."""
-    for action in actions:
-        s.apply(action)
-        resolve_chance(s, CHANCE)
-    return s
+go = mover(CHANCE)
 
 
 def new(rules, order):

@@ -12,6 +12,7 @@ from cardgen.engine.core import resolve_chance
 from cardgen.engine.harness import random_game
 from cardgen.engine.simulate import play
 from cardgen.load import load_game
+from tests.engine_moves import codes, mover
 
 
 @pytest.fixture(scope="module")
@@ -40,16 +41,7 @@ def stacked(game, quests=(), events=(), flower_cards=()):
 CHANCE = random.Random(0)
 
 
-def codes(s):
-    return [str(a) for a in s.legal_actions()]
-
-
-def go(s, *actions):
-    """Apply moves, then draw any pending chance (forced when the decks are stacked)."""
-    for action in actions:
-        s.apply(action)
-        resolve_chance(s, CHANCE)
-    return s
+go = mover(CHANCE)
 
 
 def new(rules, order=None):
