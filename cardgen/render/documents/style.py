@@ -36,7 +36,7 @@ def templates_dir() -> Path:
 _TYPE_ENTRY = Map({"size": Num(3, 72), "leading": Num(3, 120)})
 _TYPE_KINDS = ("body", "small", "table", "h1", "h2", "h3", "title")
 _COLOURS = ("ink", "muted", "accent", "rule", "header_fill", "zebra_fill", "note_fill", "decision_fill", "decision_bar",
-            "card_face", "card_back", "zone_fill")
+            "card_face", "zone_fill")
 
 
 def _style_spec(partial: bool) -> Map:
