@@ -23,7 +23,9 @@ class Memo:
         """`make()`, or what it returned before for `key` and the same `owners` (compared by identity)."""
         full = tuple(map(id, owners)) + key
         hit = self._entries.get(full, _MISSING)
-        if hit is not _MISSING and all(a is b for a, b in zip(hit[0], owners)):
+        if hit is not _MISSING:
+            # The entry holds its owners alive, so no other object can have their ids meanwhile:
+            # equal ids are the very same objects.
             return hit[1]
         value = make()
         if len(self._entries) >= self.limit:

@@ -34,6 +34,7 @@ from .errors import Problem
 from .io.paths import bundled_templates, game_template
 from .io.reader import SchemaReader
 from .langs import LANGUAGES
+from .memo import Memo
 from .model import Game, Text
 
 WORDS_FILE = "common/words.yaml"
@@ -130,14 +131,24 @@ def _override(path: str, mtime_ns: int) -> Words:
     return _read_words_file(Path(path), allow_labels=False, known=bundled())
 
 
+# Where each loaded game's words file is (None: it has none). A Game is a snapshot of its folder
+# (`cardgen watch` loads a new one on a change), and a build asks for words hundreds of times:
+# the lookup resolves paths, so it is done once per game, not per word.
+_WORDS_PATH = Memo(256)
+
+
 def game_words(game: Game | None) -> Words | None:
     """The game folder's own templates/words.yaml, if it has one (bundled games do not)."""
     if game is None:
         return None
-    path = game_template(game, "words.yaml")
+    path = _WORDS_PATH(("words.yaml",), lambda: game_template(game, "words.yaml"), (game,))
     if path is None:
         return None
-    return _override(str(path), path.stat().st_mtime_ns)
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return _override(str(path), mtime)
 
 
 def fill(template: str, fields: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ its root through a symbolic link is refused.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from ..errors import DataError, Problem
@@ -25,8 +26,10 @@ _PORTABLE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
+@lru_cache(maxsize=1)
 def package_root() -> Path:
-    """Where the bundled card_data/, templates/ and fonts/ are (source tree or wheel)."""
+    """Where the bundled card_data/, templates/ and fonts/ are (source tree or wheel); fixed for the
+    life of a process, so worked out once."""
     here = Path(__file__).resolve().parent.parent
     bundled = here / "_bundled"
     return bundled if bundled.is_dir() else here.parent

@@ -21,6 +21,8 @@ from typing import Any, Callable, Mapping
 from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
 
+from ...memo import Memo
+
 IconFn = Callable[[Any, "Params"], None]
 
 
@@ -651,8 +653,7 @@ def draw_icon(c, name: str, x: float, y: float, w: float, h: float, params: Mapp
         ix = left + col * step
         iy = top - side - row * step
         c.saveState()
-        c.translate(ix, iy)
-        c.scale(side / 100.0, side / 100.0)
+        c.transform(side / 100.0, 0, 0, side / 100.0, ix, iy)  # one `cm`: translate, then scale
         if form is not None:
             c.doForm(form)
         else:
@@ -770,10 +771,19 @@ GAME_ICONS = "icons"  # a game's own inline icons: <game folder>/icons/<name>.sv
 INLINE_SIDE = 0.88  # em: an ideograph's ascent, so the icon reaches as high as the text does
 
 
+# Each loaded game's icon files by name. A Game is a snapshot of its folder (`cardgen watch`
+# loads a new one on a change), and a build draws thousands of icons: the lookup resolves paths.
+_GAME_ICON = Memo(4096)
+
+
 def _game_icon(game, name: str):
     """The game folder's icons/<name>.svg, or None."""
     if game is None or getattr(game, "root", None) is None:
         return None
+    return _GAME_ICON((name,), lambda: _find_game_icon(game, name), (game,))
+
+
+def _find_game_icon(game, name: str):
     from ...io import paths
 
     found = paths.inside(game.root, f"{GAME_ICONS}/{name}.svg") if (game.root / GAME_ICONS).is_dir() else None
