@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
+from .render.cards.layout import READABLE_TEXT_PT
+
 PAGE = "preview.html"
 BUILD_SCRIPT = "preview-build.js"
 POLL_MS = 1000
@@ -40,8 +42,6 @@ def _note_vars() -> list:
 
 def _describe(note: Any) -> str | None:
     """One line for the preview from a TextSize or ArtNote, or None when all is well."""
-    from .render.cards.layout import READABLE_TEXT_PT
-
     side = getattr(note, "side", "")
     if hasattr(note, "size") and hasattr(note, "box"):
         if note.size < READABLE_TEXT_PT:

@@ -220,15 +220,16 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
     """cost[i] of a line break before text[i] (None where kinsoku or a Latin word forbids one)."""
     n = len(text)
     phrases = phrase_boundaries(text)
+    kinds = [_kind(ch) for ch in text]  # each character's script, worked out once
     inside = [False] * (n + 1)
     for i in range(1, n):
-        a, b = _kind(text[i - 1]), _kind(text[i])
+        a, b = kinds[i - 1], kinds[i]
         if a == b and a in ("kanji", "katakana"):
             inside[i] = True
     # kanji + one okurigana kana + kanji: 捨て札, 置き場 (not 山札の下: の is a particle)
     for i in range(1, n - 1):
-        if (_kind(text[i]) == "hiragana" and text[i] not in _PARTICLES
-                and _kind(text[i - 1]) == "kanji" and _kind(text[i + 1]) == "kanji"):
+        if (kinds[i] == "hiragana" and text[i] not in _PARTICLES
+                and kinds[i - 1] == "kanji" and kinds[i + 1] == "kanji"):
             inside[i] = inside[i + 1] = True
     known = [False] * (n + 1)
     for word in compounds:
@@ -238,9 +239,9 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             for i in range(at + 1, end):
                 known[i] = True
             # a known word compounds with a noun written against it: お花摘み|カード, 山札|置き場
-            if end < n and _kind(text[end]) in ("kanji", "katakana"):
+            if end < n and kinds[end] in ("kanji", "katakana"):
                 known[end] = True
-            if at > 0 and _kind(text[at - 1]) in ("kanji", "katakana"):
+            if at > 0 and kinds[at - 1] in ("kanji", "katakana"):
                 known[at] = True
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
@@ -252,9 +253,9 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             continue
         if i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
-        elif _kind(before) == "kanji" and _kind(after) == "hiragana" and after not in _PARTICLES:
+        elif kinds[i - 1] == "kanji" and kinds[i] == "hiragana" and after not in _PARTICLES:
             cost = _OKURIGANA_COST
-        elif _kind(before) != _kind(after):
+        elif kinds[i - 1] != kinds[i]:
             cost = _SCRIPT_COST
         else:
             cost = _OTHER_COST

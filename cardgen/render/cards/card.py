@@ -20,7 +20,7 @@ from ...errors import DataError, Problem
 from ...memo import Memo
 from ...fonts import resolve_font
 from ...model import Card, Game, Location, Text
-from ...text import UnknownIcon, fit_text, mark_icons, runs, text_width, unmark_icons
+from ...text import ICON_EM, UnknownIcon, fit_text, mark_icons, runs, unmark_icons
 from ... import words
 from . import art, icons
 from ...sizes import CardSizeError, size_mm
@@ -421,12 +421,14 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
     colour = _col(layout, box.value("colour", ctx, lang)) or icons.colour("#000000")
     ink = str(resolve_colour(box.value("colour", ctx, lang), layout.colours) or "#000000")
     s = fitted.size
-    lines = tuple((text_width(line, font, s),
-                   tuple((kind, value, 0.0 if kind == "icon" else pdfmetrics.stringWidth(value, font, s))
-                         for kind, value in runs(line)))
-                  for line in fitted.lines)
+    lines = []
+    for line in fitted.lines:
+        line_runs = tuple((kind, value, 0.0 if kind == "icon" else pdfmetrics.stringWidth(value, font, s))
+                          for kind, value in runs(line))
+        # the line's width is its runs' (an icon is ICON_EM wide): text_width without measuring twice
+        lines.append((sum(ICON_EM * s if kind == "icon" else advance for kind, _, advance in line_runs), line_runs))
     return _TextPlan(text, font, fitted, colour, ink, box.value("align", ctx, lang), box.value("valign", ctx, lang),
-                     bool(box.value("bold", ctx, lang)), lines)
+                     bool(box.value("bold", ctx, lang)), tuple(lines))
 
 
 def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
