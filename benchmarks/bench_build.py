@@ -5,8 +5,12 @@
 1. Home sheets + print-shop PDFs of every bundled game, built in-process, against a floor: a
    bare ReportLab script that writes, for each of the two PDFs, the same pages (same page size),
    with binary streams as cardgen writes them, the same embedded fonts (IPAex Gothic and Mincho),
-   and the same number of drawing operations (rectangles, line segments, text shows and glyphs
-   taken from the cards' own texts), with no layout logic.  Target: ratio <= 1.5 (CPU time).
+   and the same number of drawing operations of every kind our file holds: form XObjects and
+   their placements, saved graphics states, transforms, clipping paths, colours and line
+   settings, rectangles, line segments, and text shows of the same number of glyphs (the cards'
+   own characters, one font subset per show as ours), with no layout logic.  `count_drawing`
+   reads the counts from our file; the floor's own file reads back with the same counts.
+   Target: ratio <= 1.5 (CPU time).
 2. PNG: `--only png` (drawing the print-shop PDF, rasterising every face at 300 dpi, encoding)
    against a floor that renders the same faces of the same PDF with PDFium and encodes each
    with a bare numpy + zlib PNG writer on one thread.  Target: ratio <= 1.3 (CPU time).
@@ -45,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from reportlab import rl_config  # noqa: E402
 from reportlab.lib.units import mm  # noqa: E402
+from reportlab.pdfbase import pdfmetrics  # noqa: E402
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
 from cardgen.build import build_game, make_options  # noqa: E402
@@ -70,6 +75,13 @@ class Drawing:
     segments: int = 0  # line and curve segments
     shows: int = 0  # text-showing operations
     glyphs: int = 0
+    forms: int = 0  # form XObjects (a face, a shared back, an icon), each defined once
+    placements: int = 0  # forms drawn (Do)
+    saves: int = 0  # graphics states saved and restored (q ... Q)
+    transforms: int = 0  # cm
+    clips: int = 0  # clipping paths (W, W*)
+    colours: int = 0  # fill and stroke colours set (rg, RG, k, K, g, G)
+    line_states: int = 0  # line width, join, cap and dash set (w, j, J, d)
 
 
 def count_drawing(pdf: bytes) -> Drawing:
@@ -98,14 +110,36 @@ def count_drawing(pdf: bytes) -> Drawing:
             elif op == b"TJ":
                 total.shows += 1
                 total.glyphs += sum(len(item) for item in operands[0] if not isinstance(item, (int, float)))
+            elif op == b"q":
+                total.saves += 1
+            elif op == b"cm":
+                total.transforms += 1
+            elif op in (b"W", b"W*"):
+                total.clips += 1
+            elif op in (b"rg", b"RG", b"k", b"K", b"g", b"G"):
+                total.colours += 1
+            elif op in (b"w", b"j", b"J", b"d"):
+                total.line_states += 1
             elif op == b"Do":
+                total.placements += 1
                 form = xobjects[operands[0]].get_object()
+                if id(form) not in seen:
+                    total.forms += 1
                 forms.append(form)
                 count(form, form.get("/Resources"))
 
     for page in reader.pages:
         count(page, page["/Resources"])
     return total
+
+
+def floor_mismatch(ours: Drawing, floor: Drawing) -> str:
+    """How the floor's drawing differs from ours ('' when it is the same; glyphs within 2 %)."""
+    out = [f"{name} {getattr(ours, name)} vs {getattr(floor, name)}" for name in vars(ours)
+           if name != "glyphs" and getattr(ours, name) != getattr(floor, name)]
+    if abs(floor.glyphs - ours.glyphs) > 0.02 * max(1, ours.glyphs):
+        out.append(f"glyphs {ours.glyphs} vs {floor.glyphs}")
+    return ", ".join(out)
 
 
 def card_text(game, lang: str) -> str:
@@ -118,31 +152,87 @@ def card_text(game, lang: str) -> str:
     return "".join(parts)
 
 
+def subset_pools(font: str, text: str, doc) -> list[tuple[int, str]]:
+    """The distinct characters of `text` grouped by the font subset each falls in for `doc` (a
+    show within one subset is one Tj), each group repeated to make a pool to cut shows from."""
+    f = pdfmetrics.getFont(font)
+    f.splitString(text, doc)  # assigns every character its subset, as drawing the text would
+    groups: dict[int, list[str]] = {}
+    for code, n in f.state[doc].assignments.items():
+        if n >> 8 or n > 32:  # not the reserved low codes of subset 0
+            groups.setdefault(n >> 8, []).append(chr(code))
+    # each pool is its characters once (a cycle), then repeated so a show of up to 256 glyphs can start anywhere in the cycle
+    return [(len(chars), "".join(chars) * (2 + 256 // len(chars))) for chars in groups.values()] or [(1, "x" * 257)]
+
+
 def floor_pdf(game, d: Drawing, pagesize: tuple[float, float] = (210 * mm, 297 * mm), lang: str = "ja") -> bytes:
     """The bare ReportLab floor: the same pages (and page size), fonts (Gothic and Mincho), number
-    of text shows and glyphs (taken from the cards' own texts), rectangles and line segments as
-    our file, written with binary streams as ours are, with no layout logic at all."""
+    of text shows and glyphs (taken from the cards' own texts), rectangles, line segments, form
+    XObjects and their placements, saved graphics states, transforms and clipping paths as our
+    file, written with binary streams as ours are, with no layout logic at all."""
     register_fonts()
     rl_config.useA85 = 0
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=pagesize, invariant=1, pageCompression=1, initialFontName=GOTHIC)
     text = card_text(game, lang) or "x"
-    length = max(1, round(d.glyphs / max(1, d.shows)))
-    per_page = [-(-n // d.pages) for n in (d.shows, d.rects, d.segments)]
-    at = 0
-    for _ in range(d.pages):
-        shows, rects, segments = per_page
+    pools = {font: subset_pools(font, text, c._doc) for font in (MINCHO, GOTHIC)}
+    # The drawing is shared out over the forms and the pages; the placements go on the pages.
+    parts = d.pages + d.forms
+    # a clipping path is a rectangle, and every page and form starts with a transform
+    # and every rectangle and line batch sets its colour and width
+    totals = (d.shows, d.rects - d.clips, d.segments, d.saves - d.placements, d.clips, d.transforms - d.placements - parts,
+              d.colours - (d.rects - d.clips), d.line_states)
+    done = shown = at = 0
+
+    def draw() -> None:
+        nonlocal at, done, shown
+        # this part's exact share of each total (the shares add up to the totals)
+        shows, rects, segments, saves, clips, transforms, colours, line_states = (
+            max(0, n * (done + 1) // parts - n * done // parts) for n in totals)
+        done += 1
+        for k in range(clips):
+            path = c.beginPath()
+            path.rect(k % 150 * mm, k % 250 * mm, 60 * mm, 90 * mm)
+            c.clipPath(path, stroke=0, fill=0)
         for k in range(rects):
             c.setFillColorRGB(0.9, 0.85 - (k % 40) * 0.01, 0.7)
             c.rect((10 + k % 150) * mm, (10 + k % 250) * mm, 40 * mm, 50 * mm, stroke=1, fill=1)
         for k in range(shows):
-            c.setFont(MINCHO if k % 3 == 0 else GOTHIC, 7)
-            chunk = (text[at:at + length] or text[:length])
-            at = at + length if at + length < len(text) else 0
+            font = MINCHO if k % 3 == 0 else GOTHIC
+            c.setFont(font, 7)
+            # one show is one Tj of `length` glyphs, as ours are: its characters from one subset
+            cycle, pool = pools[font][k % len(pools[font])]
+            length = d.glyphs * (shown + 1) // d.shows - d.glyphs * shown // d.shows  # glyphs shared out exactly
+            shown += 1
+            chunk = pool[at % cycle:at % cycle + length]
+            at += length
             c.drawString((10 + (k % 3) * 63) * mm, (280 - (k // 3 % 70) * 3.8) * mm, chunk)
-        c.setLineWidth(0.4)
+        for k in range(line_states):
+            c.setLineWidth(0.4 + k % 3 * 0.1)
+        for k in range(colours):
+            (c.setStrokeColorRGB if k % 2 else c.setFillColorRGB)(0.2, 0.3 + k % 40 * 0.01, 0.4)
         for k in range(0, segments, 4):
             c.lines([(5 * mm, (10 + (k + j) % 250) * mm, 9 * mm, (10 + (k + j) % 250) * mm) for j in range(min(4, segments - k))])
+        for k in range(max(saves, transforms)):
+            c.saveState()
+            if k < transforms:
+                c.translate(0.1, 0.1)
+            c.restoreState()
+
+    for k in range(d.forms):
+        c.beginForm(f"F{k}", 0, 0, 70 * mm, 95 * mm)
+        draw()
+        c.endForm()
+    placed = 0
+    for page in range(d.pages):
+        draw()
+        placements = d.placements * (page + 1) // d.pages - d.placements * page // d.pages
+        for k in range(placements if d.forms else 0):
+            c.saveState()
+            c.translate((10 + k % 3 * 63) * mm, (10 + k // 3 % 3 * 88) * mm)
+            c.doForm(f"F{placed % d.forms}")  # every form in turn, so each is drawn somewhere
+            placed += 1
+            c.restoreState()
         c.showPage()
     c.save()
     return buffer.getvalue()
@@ -342,6 +432,10 @@ def main() -> None:
                 box = PdfReader(io.BytesIO(pdf)).pages[0].mediabox
                 size = (float(box.width), float(box.height))
                 f_cpu += timed(lambda: floor_pdf(game, d, size), args.repeat)[1]
+                mismatch = floor_mismatch(d, count_drawing(floor_pdf(game, d, size)))
+                if mismatch:
+                    ok = False
+                    print(f"  {pdf_path.name}: the floor does not draw what ours does: {mismatch}")
             ours, floors = ours + t_cpu, floors + f_cpu
             print(f"  {game.id:<11} sheets + shop {t_cpu * 1000:7.1f} ms CPU, floor {f_cpu * 1000:7.1f} ms: {t_cpu / f_cpu:.2f}x")
         ratio = ours / floors
