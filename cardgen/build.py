@@ -352,14 +352,19 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 target = options.target
                 png_dir = base / (target.png_dir if target else "png")
                 renamed = _png_names(labels, target)
-                misses = cache.store.misses if cache else 0
+                path_of = lambda name: png_dir / renamed.get(name, name)  # noqa: E731
+                from .cache import WrittenFiles
+
+                # the PNG files are their own cache (one index of digests, not a copy of each file)
+                files = WrittenFiles(cache.store, png_dir.name) if cache else None
                 for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                   cache=rendered.face_cache):
-                    written.append(_write(options.out_dir, png_dir / renamed.get(name, name), data))
+                                                   cache=rendered.face_cache, written=files, path_of=path_of):
+                    written.append(_write(options.out_dir, path_of(name), data))
                 _remove_stale(png_dir, written, ".png")
                 result.files += written
-                if cache:
-                    result.drawn.append(f"{cache.store.misses - misses} PNG")
+                if files is not None:
+                    files.save()
+                    result.drawn.append(f"{files.drawn} PNG")
                 from .preview import write_preview
 
                 result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))

@@ -125,10 +125,17 @@ class Cache:
             return
         from .files import write_atomic
 
+        path = self._path(key)
+        blob = _MAGIC + hashlib.sha256(data).digest() + data
         try:
-            write_atomic(self._path(key), _MAGIC + hashlib.sha256(data).digest() + data)
+            write_atomic(path, blob)
         except OSError:
-            pass
+            # something planted where the entry goes (an empty folder): cleared, and one more try
+            self._discard(path)
+            try:
+                write_atomic(path, blob)
+            except OSError:
+                pass
 
     def get_json(self, key: str) -> Any:
         data = self.get(key)
@@ -281,6 +288,58 @@ class Keys:
     @functools.cached_property
     def _options(self) -> Any:
         return {k: v for k, v in stable(self.options).items() if k not in ("out_dir", "outputs", "cache", "calibration")}
+
+
+class WrittenFiles:
+    """Output files as their own cache: for each drawing key, the SHA-256 of the bytes written for
+    it to a file under OUT/ (one small index entry), instead of a second copy of every file.
+
+    A hit reads the file back and checks its digest, so a file that was changed, replaced or
+    removed since is drawn again. Used for the face PNGs, hundreds of files per game, where a
+    copy in the cache cost a second file write each on a cold build. Thread-safe for `made`
+    (encoder threads call it); `save` keeps only the keys this build asked for.
+    """
+
+    def __init__(self, store: Cache, name: str):
+        self.store = store
+        self.index_key = digest("written files", name)
+        found = store.get_json(self.index_key)
+        self.known: dict[str, str] = ({k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
+                                      if isinstance(found, dict) else {})
+        self.now: dict[str, str] = {}
+        self.drawn = 0
+
+    def get(self, key: str, path: Path) -> bytes | None:
+        """The bytes of `path` if it is what was written for `key`, else None."""
+        want = self.known.get(key)
+        if want is None:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if len(data) > MAX_ENTRY_BYTES or hashlib.sha256(data).hexdigest() != want:
+            return None
+        self.now[key] = want
+        return data
+
+    def made(self, key: str, data: bytes) -> None:
+        """`data` was drawn for `key` (and is being written to its file)."""
+        self.now[key] = hashlib.sha256(data).hexdigest()
+        self.drawn += 1
+
+    def save(self) -> None:
+        if self.now != self.known:
+            self.store.put_json(self.index_key, self.now)
 
 
 class BuildCache:

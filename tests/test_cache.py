@@ -78,7 +78,7 @@ def test_a_corrupt_cache_is_a_miss_and_is_rebuilt(alice, tmp_path):
     good = _files(out / "alice")
     folder = cache_for(out, "alice").folder
     entries = sorted(folder.iterdir())
-    assert len(entries) > 30
+    assert len(entries) >= 8  # the PDFs, the faces' notes, TTS images and the index of the PNG files
     entries[0].write_bytes(entries[0].read_bytes()[:-1] + b"x")  # a flipped byte
     entries[1].write_bytes(b"")  # truncated
     entries[2].write_bytes(b"cardgen-cache-1\n" + b"\0" * 32 + b"not what the checksum says")
@@ -93,6 +93,24 @@ def test_a_corrupt_cache_is_a_miss_and_is_rebuilt(alice, tmp_path):
     assert _files(out / "alice") == good
     # the damaged entries were replaced by good ones: the next build draws nothing
     assert _build(alice, out).drawn == ["0 PNG", "0 TTS image"]
+
+
+def test_png_files_are_their_own_cache_and_a_changed_or_missing_one_is_drawn_again(alice, tmp_path):
+    out = tmp_path / "out"
+    _build(alice, out)
+    png = out / "alice" / "png"
+    good = {p.name: p.read_bytes() for p in png.iterdir()}
+    # the cache keeps an index of the PNG files' digests, not a second copy of each file
+    entries = [p.read_bytes() for p in cache_for(out, "alice").folder.iterdir()]
+    assert not any(face in entry for entry in entries for face in good.values())
+    (png / "AL01-front.png").write_bytes(good["AL01-front.png"][:-1] + b"x")  # changed by hand
+    (png / "AL02-front.png").unlink()
+    (png / "AL03-front.png").unlink()
+    (png / "AL03-front.png").symlink_to(png / "AL04-front.png")  # a link in its place is never read
+    result = _build(alice, out)
+    assert "3 PNG" in result.drawn
+    assert {p.name: p.read_bytes() for p in png.iterdir()} == good
+    assert not (png / "AL03-front.png").is_symlink()
 
 
 def test_cache_entries_are_checked_and_the_cache_is_bounded(tmp_path):

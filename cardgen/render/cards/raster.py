@@ -189,12 +189,15 @@ def face_pngs(
     dpi: int = PNG_DPI,
     progress: Callable[[int], None] | None = None,
     cache: FaceCache | None = None,
+    written: Any = None,
+    path_of: Callable[[str], Any] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Yield (file name, PNG bytes) for every face of the print-shop PDF (see module doc).
 
     `labels` comes from `printshop.page_labels`.  Rendering stays on this thread (PDFium is
     not thread-safe); PNG encoding, which releases the GIL, runs on two worker threads.
-    With a `cache`, a face whose drawing is unchanged is read from it instead of rendered.
+    With a `cache` (the faces' drawing keys) and `written` (a cache.WrittenFiles), a face whose
+    drawing is unchanged is read back from its file, `path_of(name)`, instead of rendered.
     """
     import pypdfium2 as pdfium
 
@@ -224,8 +227,8 @@ def face_pngs(
                     name = shared_back_name(group)
                 else:
                     name = f"{safe_name(card_id)}-{side}.png"
-                key = cache.key(card_id, side, "png", size, dpi) if cache else None
-                data = cache.store.get(key) if cache else None
+                key = cache.key(card_id, side, "png", size, dpi) if cache and written is not None else None
+                data = written.get(key, path_of(name)) if key is not None and path_of is not None else None
                 if data is not None:
                     done: Future = Future()
                     done.set_result(data)
@@ -235,8 +238,8 @@ def face_pngs(
                 page = pdf[page_index]
                 pixels, bitmap = _render_face(page, scale, size)
                 future = pool.submit(_encode_png, pixels, dpi)
-                if cache:
-                    future.add_done_callback(lambda f, key=key: f.exception() or cache.store.put(key, f.result()))
+                if key is not None:
+                    future.add_done_callback(lambda f, key=key: f.exception() or written.made(key, f.result()))
                 pending.append((name, side, future, bitmap))
                 page.close()
                 yield from drain(4)
@@ -334,23 +337,11 @@ def tts_sheets(
             cache.made["TTS image"] = cache.made.get("TTS image", 0) + 1
         return data
 
-    def tile(page_index: int, cid: str, side: str, scale: float, size: tuple[int, int]) -> Image.Image:
-        """One card's image on a sheet; with a cache, a face unchanged since it was last rendered
-        at this size is read back, so a sheet with one changed card renders only that card."""
-        if cache is None:
-            return _render(pdf[page_index], scale, size, crop)
-        key = cache.key(cid, side, "tts-tile", size, crop)
-        data = cache.store.get(key)
-        if data is not None:
-            try:
-                with Image.open(io.BytesIO(data)) as found:
-                    if found.size == size and found.format == "PNG":  # checked before any pixel is decoded
-                        return found.convert("RGB")
-            except (OSError, ValueError, Image.DecompressionBombError):
-                pass  # our checksum matched, but never trust a cache entry: render it again
-        image = _render(pdf[page_index], scale, size, crop)
-        cache.store.put(key, _encode_png(image, None, level=1))  # fast: a tile is only ever read back here
-        return image
+    def tile(page_index: int, scale: float, size: tuple[int, int]) -> Image.Image:
+        """One card's image on a sheet. Never cached on its own: PDFium renders a tile (~2 ms) faster
+        than a cache entry of it could be encoded and written, so caching tiles made a cold build
+        slower and saved a rebuild almost nothing; whole sheets are cached (`cached`)."""
+        return _render(pdf[page_index], scale, size, crop)
 
     pdf = pdfium.PdfDocument(shop_pdf)
     try:
@@ -372,7 +363,7 @@ def tts_sheets(
                 sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS deck sheet"), "white")
                 for slot, (page_index, cid) in enumerate(chunk):
                     r, c = divmod(slot, cols)
-                    sheet.paste(tile(page_index, cid, "front", scale, (cw, ch)), (c * cw, r * ch))
+                    sheet.paste(tile(page_index, scale, (cw, ch)), (c * cw, r * ch))
                     if progress:
                         progress(1)
                 data = keep(key, _encode_png(sheet, None))
@@ -390,10 +381,10 @@ def tts_sheets(
                     r, c = divmod(slot, cols)
                     back_page, group = backs[cid]
                     if group is None:
-                        img = tile(back_page, cid, "back", scale, (cw, ch))
+                        img = tile(back_page, scale, (cw, ch))
                     else:
                         if group not in shared_imgs:
-                            shared_imgs[group] = tile(back_page, cid, "back", scale, (cw, ch))
+                            shared_imgs[group] = tile(back_page, scale, (cw, ch))
                         img = shared_imgs[group]
                     sheet.paste(img, (c * cw, r * ch))
                 back_name = f"{stem}-backs.png"
