@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -625,18 +626,30 @@ def _render(game: Game, options: BuildOptions, step: Callable[[int], None], cach
             step(len(pairs))
         return data
 
+    sheets = None
     if "sheets" in outputs:
         assert layout is not None
-        data = deck("sheets", lambda: sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step,
-                    corner_index=options.corner_index, ink_saver=options.ink_saver, corner_radius=options.corner_guides))
-        pending.append((base / f"{game.id}-cards-{options.paper}.pdf", data))
+        sheets = deck("sheets", lambda: sheets_pdf(game, pairs, layout, options.duplex, options.back_offset_mm, options.lang, overflows, step,
+                      corner_index=options.corner_index, ink_saver=options.ink_saver, corner_radius=options.corner_guides))
         result.sheets = -(-len(pairs) // layout.per_sheet)
     shop = None
     face_cache = None
     if outputs & {"shop", "png", "tts"}:
         cmyk = bool(options.target and options.target.cmyk and "shop" in outputs)
-        shop = deck("shop", lambda: printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, overflows, step,
-                                                  corner_index=options.corner_index, cmyk=cmyk))
+        # The home sheets wait in a temporary file while the print-shop PDF is drawn: with both in
+        # memory a 5,000-card build peaked ~10 MB higher (ReportLab holds a whole document).
+        with tempfile.TemporaryFile() as spool:
+            if sheets is not None:
+                spool.write(sheets)
+                sheets = None
+            shop = deck("shop", lambda: printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, overflows, step,
+                                                      corner_index=options.corner_index, cmyk=cmyk))
+            if "sheets" in outputs:
+                spool.seek(0)
+                sheets = spool.read()
+    if sheets is not None:
+        pending.append((base / f"{game.id}-cards-{options.paper}.pdf", sheets))
+    if outputs & {"shop", "png", "tts"}:
         if cache is not None and outputs & {"png", "tts"}:
             face_cache = cache.faces(page_labels(game, pairs), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
