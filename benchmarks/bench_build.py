@@ -11,9 +11,11 @@
    own characters, one font subset per show as ours), with no layout logic.  `count_drawing`
    reads the counts from our file; the floor's own file reads back with the same counts.
    Target: ratio <= 1.5 (CPU time).
-2. PNG: `--only png` (drawing the print-shop PDF, rasterising every face at 300 dpi, encoding)
-   against a floor that renders the same faces of the same PDF with PDFium and encodes each
-   with a bare numpy PNG writer (our deflate library and level) on one thread.
+2. PNG: `--only png` (drawing the print-shop PDF, rasterising every face at 300 dpi, encoding,
+   writing each file) against a floor that does the same at the least: draws the floor of 1. for
+   the print-shop PDF, then renders each face page of our PDF (the same pixels) with PDFium,
+   encodes it with a bare numpy PNG writer (our deflate library and level) on one thread, and
+   writes each file.
    Target: ratio <= 1.3 (CPU time).
 3. Rulebooks (ja and en of every game) against a floor: a one-pass platypus document with the
    same paragraphs (Paragraph, same fonts and sizes) and tables.  Reported (no target).
@@ -273,15 +275,17 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
-def floor_pngs(shop_pdf: bytes, pages: list[int], dpi: int = 300) -> int:
-    """The PNG floor: render each page with PDFium (RGB, 300 dpi) and write a PNG (Up filter,
-    deflated by the same library at the same level as ours, one thread), the least any PNG
-    export of these faces does.  Returns the bytes made."""
+def floor_pngs(shop_pdf: bytes, pages: list[int], dpi: int = 300, into: Path | None = None) -> int:
+    """The raster part of the PNG floor: render each page `pages` names with PDFium (RGB, 300 dpi)
+    and make a PNG (Up filter, deflated by the same library at the same level as ours, one
+    thread), written to a file in `into` as ours are.  Returns the bytes made."""
     import numpy as np
     import pypdfium2 as pdfium
 
     from cardgen.render.cards.raster import PNG_LEVEL, _deflate
 
+    if into is not None:
+        into.mkdir(parents=True, exist_ok=True)
     pdf = pdfium.PdfDocument(shop_pdf)
     made = 0
     for index in pages:
@@ -297,6 +301,8 @@ def floor_pngs(shop_pdf: bytes, pages: list[int], dpi: int = 300) -> int:
         data = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
                 + _chunk(b"IDAT", _deflate.compress(rows, PNG_LEVEL)) + _chunk(b"IEND", b""))
         made += len(data)
+        if into is not None:
+            (into / f"{index}.png").write_bytes(data)
         bitmap.close()
         page.close()
     pdf.close()
@@ -454,7 +460,15 @@ def main() -> None:
             _, t_cpu, result = timed(lambda: (clear_caches(), build_game(game, png_options))[1], args.repeat)
             shop = build_game(game, shop_options).files[0].read_bytes()
             pages = png_pages(game)
-            f_cpu = timed(lambda: floor_pngs(shop, pages), args.repeat)[1]
+            # ours draws the print-shop PDF, then renders, encodes and writes each face: so does the floor
+            drawing = count_drawing(shop)
+            from pypdf import PdfReader
+
+            box = PdfReader(io.BytesIO(shop)).pages[0].mediabox
+            size = (float(box.width), float(box.height))
+            floor_dir = out / "floor-png"
+            # (the floor's drawing is timed; the faces rendered are ours, the same pixels)
+            f_cpu = timed(lambda: (floor_pdf(game, drawing, size), floor_pngs(shop, pages, into=floor_dir)), args.repeat)[1]
             faces_n += len(pages)
             ours, floors = ours + t_cpu, floors + f_cpu
             print(f"  {game.id:<11} {len(pages):>3} faces: PNG {t_cpu * 1000:7.1f} ms CPU, floor {f_cpu * 1000:7.1f} ms: {t_cpu / f_cpu:.2f}x")
