@@ -81,12 +81,19 @@ class RolloutPolicy:
         returns = {action: [] for action in legal_actions}
         others = [a for a in legal_actions if a != default]
         done = 0
+        wanted = list(legal_actions)
+        tries = 0
         for k in range(self.samples):
-            if hidden and len(pool) < self.pool or not pool:
+            while (hidden and len(pool) < self.pool or not pool) and tries < 2 * self.pool:
+                tries += 1
                 state, ok = self.determinizer.sample(observation, rng, key, budget)
                 if not ok:
                     budget = 3
-                pool.append(state)
+                if state.current_player() == seat and state.legal_actions() == wanted:
+                    pool.append(state)      # a sample where another set of moves is legal is no use
+                    break
+            if not pool:
+                break
             sample = pool[k % len(pool)]
             seed = rng.getrandbits(64)
             for action in legal_actions:
@@ -103,7 +110,10 @@ class RolloutPolicy:
                 if done >= 2 * self.quiet and self._decided(returns, default, others):
                     self.stats["decided"] += 1
                     break
-        best = self._pick(returns, default, others)
+        if not done:
+            best = default if default is not None else legal_actions[0]
+        else:
+            best = self._pick(returns, default, others)
         self.stats["moves"] += 1
         self.stats["samples"] += done
         self.stats["rollouts"] += done * len(legal_actions)
