@@ -2,9 +2,15 @@
 
     python benchmarks/bench_agents.py speed [--iterations 200] [--games 5]
         one IS-MCTS seat against three greedy bots in 4-player llll, on one core
+        (--game G --players P --policy NAME --others BOT: another agent or game, e.g.
+         speed --game alice --players 1 --policy rollout:64:heuristic; the rollout agent's
+         rate is rollouts per second)
     python benchmarks/bench_agents.py strength GAME PLAYERS POLICY... [--games 400] [--workers 2]
         e.g. strength llll 4 ismcts:200 greedy greedy greedy   (seats rotated every game)
              strength alice 1 ismcts:200                        (solo success)
+    python benchmarks/bench_agents.py paired ROWS_A ROWS_B
+        two solo runs of the same seed (their --rows files) compared game by game: the paired
+        difference of success rates with a 95 % interval (Newcombe) and McNemar's exact test
     python benchmarks/bench_agents.py openspiel [--iterations 200] [--games 3]
         OpenSpiel's IS-MCTS through the bridge, for comparison
 
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import random
 import sys
@@ -26,27 +33,34 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cardgen.engine import engine_module  # noqa: E402
+from cardgen.analysis.metrics import wilson  # noqa: E402
 from cardgen.engine.agents import make_any_policy  # noqa: E402
 from cardgen.engine.simulate import _report, _run_chunk, play  # noqa: E402
 from cardgen.load import load_game  # noqa: E402
 
 
-def speed(iterations: int, games: int, seed: int) -> dict:
-    game = load_game("llll")
+def speed(iterations: int, games: int, seed: int, game_id: str = "llll", players: int = 4, policy: str | None = None,
+          others: str = "greedy") -> dict:
+    """One searching seat (rotated game by game) against `others` bots, on one core; by default
+    ismcts:ITERATIONS in 4-player llll against three greedy bots."""
+    game = load_game(game_id)
     module = engine_module(game)
-    rules = module.Rules(game, 4)
+    rules = module.Rules(game, players, module.Rules.default_variant(players, game))
+    name = policy or f"ismcts:{iterations}"
     per_game = []
     cpu = []
     its = []
     for k in range(games):
-        agent = make_any_policy(module, f"ismcts:{iterations}", rules)
-        seat = k % 4
-        policies = [agent if s == seat else make_any_policy(module, "greedy", rules) for s in range(4)]
+        agent = make_any_policy(module, name, rules)
+        seat = k % players
+        policies = [agent if s == seat else make_any_policy(module, others, rules) for s in range(players)]
         started, used = time.perf_counter(), time.process_time()
         play(rules, policies, seed + k)
         per_game.append(time.perf_counter() - started)
         cpu.append(time.process_time() - used)
-        its.append(agent.iterations_per_second())
+        # IS-MCTS counts iterations; the rollout agent counts rollouts (one per action and sample)
+        rate = agent.iterations_per_second() if hasattr(agent, "iterations_per_second") else agent.rollouts_per_second()
+        its.append(rate)
         print(f"game {k + 1}/{games}: {per_game[-1]:.2f} s ({cpu[-1]:.2f} s CPU), {agent.stats['moves']} searched moves, "
               f"{its[-1]:.0f} iterations/s, determinizations {agent.determinizer.samples} "
               f"({agent.determinizer.inconsistent} inconsistent)", file=sys.stderr)
@@ -55,9 +69,11 @@ def speed(iterations: int, games: int, seed: int) -> dict:
     its.sort()
     # CPU seconds are the figure to hold against the target on a shared machine: wall time
     # counts the other processes' turns on the core as well
-    return {"bench": "ismcts-speed", "game": "llll", "players": 4, "iterations": iterations, "games": games,
+    return {"bench": "agent-speed", "game": game_id, "players": players, "policy": name, "others": others,
+            "games": games, "seed": seed,
             "seconds_per_game_median": per_game[len(per_game) // 2], "seconds_per_game_max": per_game[-1],
             "cpu_seconds_per_game_median": cpu[len(cpu) // 2], "cpu_seconds_per_game_max": cpu[-1],
+            "cpu_seconds_per_game_mean": sum(cpu) / len(cpu),
             "iterations_per_second_median": its[len(its) // 2]}
 
 
@@ -135,6 +151,42 @@ def summarise(game_id: str, players: int, names: list[str], rows: list, seed: in
     return out
 
 
+def paired(rows_a: list, rows_b: list) -> dict:
+    """Two solo (or co-operative) runs on the same seed compared game by game: game i of both
+    met the same chance stream until their moves parted, so the paired difference of their
+    success rates is measured far more tightly than two independent rates would be. Newcombe's
+    (1998) method 10 interval for the difference (rate A minus rate B) and McNemar's exact
+    two-sided test on the games only one of them won."""
+    a = {row[0]: bool(row[5]) for row in rows_a}
+    b = {row[0]: bool(row[5]) for row in rows_b}
+    games = sorted(set(a) & set(b))
+    n = len(games)
+    both = sum(1 for g in games if a[g] and b[g])
+    only_a = sum(1 for g in games if a[g] and not b[g])
+    only_b = sum(1 for g in games if b[g] and not a[g])
+    neither = n - both - only_a - only_b
+    out = {"games": n, "successes_a": both + only_a, "successes_b": both + only_b, "both": both,
+           "only_a": only_a, "only_b": only_b, "neither": neither}
+    if not n:
+        return out
+    p1, p2 = (both + only_a) / n, (both + only_b) / n
+    l1, u1 = wilson(both + only_a, n)
+    l2, u2 = wilson(both + only_b, n)
+    phi = 0.0
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    if margins:
+        cross = both * neither - only_a * only_b
+        phi = (cross - n / 2 if cross > n / 2 else min(cross, 0)) / math.sqrt(margins)
+    d = p1 - p2
+    low = d - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    high = d + math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
+    k, m = min(only_a, only_b), only_a + only_b
+    p_value = min(1.0, 2 * sum(math.comb(m, i) for i in range(k + 1)) / 2 ** m) if m else 1.0
+    out.update({"rate_a": p1, "rate_b": p2, "wilson95_a": [l1, u1], "wilson95_b": [l2, u2],
+                "difference": d, "difference95": [low, high], "mcnemar_exact_p": p_value})
+    return out
+
+
 def openspiel(iterations: int, games: int, seed: int) -> dict:
     from cardgen.engine.openspiel_bridge import openspiel_policy
 
@@ -161,6 +213,10 @@ def main() -> None:
     s.add_argument("--iterations", type=int, default=200)
     s.add_argument("--games", type=int, default=5)
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--game", default="llll")
+    s.add_argument("--players", type=int, default=4)
+    s.add_argument("--policy", help="the searching seat's policy (default ismcts:ITERATIONS)")
+    s.add_argument("--others", default="greedy", help="the bot in every other seat")
     t = sub.add_parser("strength")
     t.add_argument("game")
     t.add_argument("players", type=int)
@@ -177,15 +233,21 @@ def main() -> None:
     u.add_argument("players", type=int)
     u.add_argument("policies", nargs="+")
     u.add_argument("--seed", type=int, default=0)
+    q = sub.add_parser("paired", help="two solo --rows files of the same seed compared game by game (A minus B)")
+    q.add_argument("rows_a")
+    q.add_argument("rows_b")
     o = sub.add_parser("openspiel")
     o.add_argument("--iterations", type=int, default=200)
     o.add_argument("--games", type=int, default=2)
     o.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.what == "speed":
-        result = speed(args.iterations, args.games, args.seed)
+        result = speed(args.iterations, args.games, args.seed, args.game, args.players, args.policy, args.others)
     elif args.what == "openspiel":
         result = openspiel(args.iterations, args.games, args.seed)
+    elif args.what == "paired":
+        result = paired(resumed_rows(args.rows_a, sys.maxsize), resumed_rows(args.rows_b, sys.maxsize))
+        result.update({"rows_a": args.rows_a, "rows_b": args.rows_b})
     elif args.what == "summarise":
         rows = resumed_rows(args.rows, sys.maxsize)
         result = summarise(args.game, args.players, args.policies, rows, args.seed, 0, 0.0)

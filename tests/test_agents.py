@@ -1,5 +1,7 @@
 """The native IS-MCTS agent: policy names, determinizations consistent with the observation,
-legal moves in every game, and a searched move that beats a blunder."""
+legal moves in every game, and a searched move that beats a blunder. The rollout agent: legal
+moves, its bot's move kept unless another is measurably better, and the paired comparison of
+two runs (benchmarks/bench_agents.py paired)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from cardgen.engine import engine_module
 from cardgen.engine.agents import PolicySpec, make_any_policy, parse_policy
 from cardgen.engine.agents.ismcts import Determinizer, ISMCTSPolicy
+from cardgen.engine.agents.rollout import RolloutPolicy
 from cardgen.engine.core import choose, resolve_chance
 from cardgen.engine.harness import configurations
 from cardgen.engine.simulate import play, simulate
@@ -32,7 +35,10 @@ def test_policy_names_are_read_in_one_place():
     assert parse_policy(module, "ismcts:50:greedy") == PolicySpec("ismcts", 50, "greedy")
     assert parse_policy(module, "openspiel-ismcts:30").kind == "openspiel-ismcts"
     assert parse_policy(module, "greedy") == PolicySpec("greedy")
-    for bad in ("ismcts:lots", "ismcts:0", "ismcts:5:nobody", "openspiel-mcts:5:greedy", "cleverest"):
+    assert parse_policy(module, "rollout") == PolicySpec("rollout", 64, "random")
+    assert parse_policy(module, "rollout:16:greedy") == PolicySpec("rollout", 16, "greedy")
+    for bad in ("ismcts:lots", "ismcts:0", "ismcts:5:nobody", "openspiel-mcts:5:greedy", "cleverest",
+                "rollout:5:nobody", "rollout:0"):
         with pytest.raises(ValueError):
             parse_policy(module, bad)
 
@@ -155,3 +161,75 @@ def test_ismcts_plays_its_rollout_bot_when_no_playout_is_rewarded():
     assert plain.result().success is False
     assert [str(a) for a in searched.history] == [str(a) for a in plain.history]
     assert all(agent.stats["fallbacks"] == agent.stats["moves"] > 0 for agent in agents)
+
+
+# --- the rollout agent ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game_id,players,name", [("alice", 1, "rollout:6:heuristic"), ("alice", 2, "rollout:3:heuristic"),
+                                                  ("requiem", 3, "rollout:2:greedy"), ("alice", 1, "rollout:4")])
+def test_rollout_agent_plays_whole_games(game_id, players, name):
+    """Every move legal (play() checks), in a solitaire and in games with hidden cards."""
+    module, rules = _rules(game_id, players)
+    agents = [make_any_policy(module, name, rules) for _ in range(players)]
+    state = play(rules, agents, 3)
+    assert state.is_terminal()
+    assert all(isinstance(agent, RolloutPolicy) and agent.stats["moves"] > 0 for agent in agents)
+    assert all(agent.stats["rollouts"] >= agent.stats["samples"] for agent in agents)
+
+
+def test_rollout_agent_keeps_its_bot_move_when_no_action_differs():
+    """requiem is always lost by doing the first thing: every rollout returns 0, so no action
+    beats the bot and rollout:8:first plays exactly the game three 'first' bots play."""
+    module, rules = _rules("requiem", 3)
+    agents = [make_any_policy(module, "rollout:8:first", rules) for _ in range(3)]
+    searched = play(rules, agents, 1)
+    plain = play(rules, [make_any_policy(module, "first", rules) for _ in range(3)], 1)
+    assert [str(a) for a in searched.history] == [str(a) for a in plain.history]
+    assert all(agent.stats["changed"] == 0 for agent in agents)
+
+
+def test_rollout_agent_changes_the_bot_move_only_on_paired_evidence():
+    """The best other action replaces the bot's move only when it wins, on the same sampled
+    futures, clearly more often than it loses (a sign test at Z standard errors)."""
+    _, rules = _rules("alice", 1)
+    agent = RolloutPolicy(rules, 20)
+    bot, other, third = "record", "memo", "pass"
+    clear = {bot: [0.0] * 10 + [1.0] * 10, other: [1.0] * 18 + [0.0] * 2, third: [0.0] * 20}
+    assert agent._pick(clear, bot, [other, third]) == other          # 10 wins, 2 losses against the bot
+    close = {bot: [1.0] * 4 + [0.0] * 16, other: [0.0] * 4 + [1.0] * 6 + [0.0] * 10, third: [0.0] * 20}
+    assert agent._pick(close, bot, [other, third]) == bot            # 6 wins, 4 losses: 2 < sqrt(10)
+    assert RolloutPolicy(rules, 20)._pick({bot: [0.0, 1.0], other: [1.0, 1.0]}, None, [bot, other]) == other
+
+
+def _bench_agents():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_agents.py"
+    spec = importlib.util.spec_from_file_location("bench_agents", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_paired_comparison_of_two_solo_runs():
+    """Game i of two runs compared: Newcombe's interval for the difference of paired rates
+    (Altman et al. 2000, table 6.2: 14 both, 5 only the first, 22 neither: 0.122, 0.011 to
+    0.226) and McNemar's exact test on the 5 discordant games (p = 2 / 32)."""
+    paired = _bench_agents().paired
+
+    def rows(wins):
+        return [[i, ["x"], [0], [], 1, bool(w), "solved" if w else "three-alices", False, {}] for i, w in enumerate(wins)]
+    first = [1] * 19 + [0] * 22
+    second = [1] * 14 + [0] * 27
+    out = paired(rows(first), rows(second))
+    assert (out["games"], out["both"], out["only_a"], out["only_b"], out["neither"]) == (41, 14, 5, 0, 22)
+    assert out["difference"] == pytest.approx(5 / 41)
+    assert out["difference95"] == pytest.approx([0.0115, 0.2265], abs=5e-4)
+    assert out["mcnemar_exact_p"] == pytest.approx(0.0625)
+    back = paired(rows(second), rows(first))
+    assert back["difference95"] == pytest.approx([-0.2265, -0.0115], abs=5e-4)
+    same = paired(rows(first), rows(first))
+    assert same["difference"] == 0 and same["difference95"][0] < 0 < same["difference95"][1]
+    assert same["mcnemar_exact_p"] == 1.0
+    assert paired(rows(first), rows(second[:10]))["games"] == 10      # only the games both ran

@@ -919,6 +919,7 @@ class HeuristicPolicy:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        self._cache: dict[tuple, float] = {}
 
     # -- evaluation ---------------------------------------------------------------------------
 
@@ -945,9 +946,21 @@ class HeuristicPolicy:
         return colour, icons
 
     def _value(self, state: State, p: int, record: list[int], memo: list[int]) -> float:
-        """Static value of a (hypothetical) record and memo for seat p."""
-        r = self.rules
+        """Static value of a (hypothetical) record and memo for seat p: a function of the record,
+        the memo and the seat's profile alone, so it is remembered (a search agent's rollouts
+        meet the same ones again and again)."""
         prof = state.profiles[p]
+        key = (prof, tuple(record), tuple(memo))
+        cache = self._cache
+        value = cache.get(key)
+        if value is None:
+            if len(cache) >= 200_000:
+                cache.clear()
+            value = cache[key] = self._evaluate(prof, record, memo)
+        return value
+
+    def _evaluate(self, prof: int | None, record: list[int], memo: list[int]) -> float:
+        r = self.rules
         if prof is not None and r.is_suspect[prof]:
             targets = {r.colour[prof]: 1.0}
         else:
@@ -983,7 +996,15 @@ class HeuristicPolicy:
     def choose(self, obs: core.Observation, legal: list, rng: random.Random):
         if len(legal) == 1:
             return legal[0]
-        state = _Seen(obs, self.rules)
+        return self.choose_state(_Seen(obs, self.rules), legal, rng)
+
+    def choose_state(self, state: "State | _Seen", legal: list, rng: random.Random):
+        """The same choice read from a state (or a `_Seen`): the fast path for a search agent's
+        rollouts, which play on a state the agent sampled itself (never the real game's). It
+        reads the same fields `_Seen` offers: phase, actor, records, memos, discards, the
+        actor's own profile, pending, ev_owner and unseen(p)."""
+        if len(legal) == 1:
+            return legal[0]
         r = self.rules
         phase = state.phase
         p = state.actor

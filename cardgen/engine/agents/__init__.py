@@ -6,6 +6,10 @@ A policy name is either one of the game module's own bots (``random``, ``greedy`
 - ``ismcts[:ITERATIONS[:ROLLOUT]]``: the native information-set MCTS (`ismcts.ISMCTSPolicy`),
   200 iterations per move unless given, random rollouts unless ROLLOUT names one of the
   game's bots;
+- ``rollout[:SAMPLES[:BOT]]``: one-step improvement of a bot by Monte Carlo rollouts
+  (`rollout.RolloutPolicy`): every legal action tried on the same SAMPLES sampled futures
+  (64 unless given), the bot's own move kept unless another does measurably better; random
+  rollouts and the best mean unless BOT names one of the game's bots;
 - ``openspiel-ismcts[:ITERATIONS]`` and ``openspiel-mcts[:ITERATIONS]``: OpenSpiel's own
   algorithms through the bridge (`cardgen.engine.openspiel_bridge`; needs the ``[agents]``
   extra).
@@ -22,8 +26,10 @@ from typing import Any
 from ..bots import make_policy, policy_names
 
 DEFAULT_ITERATIONS = 200
+DEFAULT_SAMPLES = 64           # rollout: sampled futures per decision
 MAX_ITERATIONS = 1_000_000
-AGENTS = ("ismcts", "openspiel-ismcts", "openspiel-mcts")
+AGENTS = ("ismcts", "rollout", "openspiel-ismcts", "openspiel-mcts")
+WITH_BOT = ("ismcts", "rollout")     # the agents whose third field names a bot
 
 
 @dataclass(frozen=True)
@@ -54,7 +60,7 @@ def parse_policy(module: Any, name: str) -> PolicySpec:
             return PolicySpec(text)
         raise ValueError(f"no policy {text!r}; choose from {', '.join(known_policies(module))}")
     parts = rest.split(":") if rest else []
-    iterations = DEFAULT_ITERATIONS
+    iterations = DEFAULT_SAMPLES if head == "rollout" else DEFAULT_ITERATIONS
     rollout = "random"
     if parts:
         try:
@@ -64,7 +70,7 @@ def parse_policy(module: Any, name: str) -> PolicySpec:
         if not 1 <= iterations <= MAX_ITERATIONS:
             raise ValueError(f"policy {text!r}: iterations must be between 1 and {MAX_ITERATIONS}")
     if len(parts) > 1:
-        if head != "ismcts":
+        if head not in WITH_BOT:
             raise ValueError(f"policy {text!r}: {head} takes only an iteration count ({head}:200)")
         rollout = parts[1]
         if rollout not in bots:
@@ -84,6 +90,11 @@ def make_any_policy(module: Any, name: str, rules: Any):
 
         rollout = None if spec.rollout == "random" else make_policy(module, spec.rollout, rules)
         return ISMCTSPolicy(rules, spec.iterations, rollout=rollout, name=name)
+    if spec.kind == "rollout":
+        from .rollout import RolloutPolicy
+
+        base = None if spec.rollout == "random" else make_policy(module, spec.rollout, rules)
+        return RolloutPolicy(rules, spec.iterations, base=base, name=name)
     from ..openspiel_bridge import openspiel_policy
 
     return openspiel_policy(rules, spec.kind, spec.iterations, name=name)
