@@ -49,6 +49,14 @@ class _Group(click.Group):
             ctx.exit(EXIT_INTERNAL)
 
 
+# the --policy option of simulate and sweep
+POLICY_HELP = ("Bot policy: once for every seat, or once per seat in order. A game bot (random, greedy, heuristic ...) "
+               "or a search agent for every game: ismcts[:ITERATIONS[:ROLLOUT]] (native IS-MCTS, 200 by default), "
+               "ismcts-keep[:ITERATIONS:BOT] (the same search, keeping BOT's move unless it finds a measurably better one), "
+               "rollout[:SAMPLES[:BOT]] (the bot's move improved by Monte Carlo rollouts, 64 samples by default), "
+               "openspiel-ismcts[:N] / openspiel-mcts[:N] (needs the [agents] extra).")
+
+
 @click.group(cls=_Group)
 @click.version_option(package_name="cardgen")
 def cli() -> None:
@@ -152,7 +160,7 @@ def export(game: str, fmt: str, output: str | None) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed; game i uses a seed derived from (seed, i).")
 @click.option("--players", type=int, help="Player count (default: the game's minimum).")
 @click.option("--variant", help="Rules variant (default: the game's usual one for that player count).")
-@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order. A game bot (random, greedy, heuristic ...) or a search agent for every game: ismcts[:ITERATIONS[:ROLLOUT]] (native IS-MCTS, 200 by default), rollout[:SAMPLES[:BOT]] (the bot's move improved by Monte Carlo rollouts, 64 samples by default), openspiel-ismcts[:N] / openspiel-mcts[:N] (needs the [agents] extra).")
+@click.option("--policy", "policies", multiple=True, help=POLICY_HELP)
 @click.option("--rotate-seats", is_flag=True, help="Shift the policies one seat each game (compare strategies, not seats).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
@@ -311,7 +319,7 @@ def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, wor
 @click.option("--seed", type=int, default=0, show_default=True, help="Sweep seed; game i of a point uses a seed derived from (seed, point, i).")
 @click.option("--players", type=int, help="Player count (default: the game's minimum).")
 @click.option("--variant", help="Rules variant (default: the game's usual one for that player count).")
-@click.option("--policy", "policies", multiple=True, help="Bot policy: once for every seat, or once per seat in order. A game bot (random, greedy, heuristic ...) or a search agent for every game: ismcts[:ITERATIONS[:ROLLOUT]] (native IS-MCTS, 200 by default), rollout[:SAMPLES[:BOT]] (the bot's move improved by Monte Carlo rollouts, 64 samples by default), openspiel-ismcts[:N] / openspiel-mcts[:N] (needs the [agents] extra).")
+@click.option("--policy", "policies", multiple=True, help=POLICY_HELP)
 @click.option("--rotate-seats", is_flag=True, help="Shift the policies one seat each game.")
 @click.option("--target", help='Mark the points meeting a goal, e.g. "seat_gap<0.05, success=0.3..0.6".')
 @click.option("--metric", "metrics", multiple=True, help="A metric to chart in the report (repeatable; default: the game's main one).")

@@ -37,8 +37,9 @@ def test_policy_names_are_read_in_one_place():
     assert parse_policy(module, "greedy") == PolicySpec("greedy")
     assert parse_policy(module, "rollout") == PolicySpec("rollout", 64, "random")
     assert parse_policy(module, "rollout:16:greedy") == PolicySpec("rollout", 16, "greedy")
+    assert parse_policy(module, "ismcts-keep:30:greedy") == PolicySpec("ismcts-keep", 30, "greedy")
     for bad in ("ismcts:lots", "ismcts:0", "ismcts:5:nobody", "openspiel-mcts:5:greedy", "cleverest",
-                "rollout:5:nobody", "rollout:0"):
+                "rollout:5:nobody", "rollout:0", "ismcts-keep", "ismcts-keep:30"):
         with pytest.raises(ValueError):
             parse_policy(module, bad)
 
@@ -161,6 +162,42 @@ def test_ismcts_plays_its_rollout_bot_when_no_playout_is_rewarded():
     assert plain.result().success is False
     assert [str(a) for a in searched.history] == [str(a) for a in plain.history]
     assert all(agent.stats["fallbacks"] == agent.stats["moves"] > 0 for agent in agents)
+
+
+def test_ismcts_keep_plays_its_bot_move_unless_the_search_measures_a_better_one():
+    """ismcts-keep's move is its bot's, unless the search's most visited move has a mean return
+    more than one standard error (of the difference) above the bot's move's."""
+    from cardgen.engine.agents.ismcts import ISMCTSPolicy, _Node
+
+    module, rules = _rules("alice", 1)
+
+    class Fixed:  # a bot that always plays `move`
+        needs_observation = False
+
+        def __init__(self, move):
+            self.move = move
+
+        def choose(self, observation, legal, rng):
+            return self.move
+
+    def root(results: dict) -> _Node:
+        node = _Node(0)
+        for action, returns in results.items():
+            child = node.children[action] = _Node(0)
+            child.visits, child.total, child.squares = len(returns), sum(returns), sum(r * r for r in returns)
+        return node
+
+    agent = ISMCTSPolicy(rules, 40, rollout=Fixed("a"), keep_bot=True)
+    rng = random.Random(0)
+    clear = root({"a": [0.0] * 15 + [1.0] * 5, "b": [1.0] * 18 + [0.0] * 2})  # 25 % against 90 %
+    assert agent._kept(clear, "b", None, ["a", "b"], rng) == "b"
+    close = root({"a": [0.0] * 10 + [1.0] * 10, "b": [1.0] * 12 + [0.0] * 8})  # 50 % against 60 %: noise
+    assert agent._kept(close, "b", None, ["a", "b"], rng) == "a"
+    assert agent.stats["changed"] == 1
+    # it plays whole games, every move legal, and only ever where the search is run
+    keep = make_any_policy(module, "ismcts-keep:20:heuristic", rules)
+    assert isinstance(keep, ISMCTSPolicy) and keep.keep_bot
+    assert play(rules, [keep], 2).is_terminal() and keep.stats["moves"] > 0
 
 
 # --- the rollout agent ------------------------------------------------------------------------

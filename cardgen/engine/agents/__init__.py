@@ -6,6 +6,8 @@ A policy name is either one of the game module's own bots (``random``, ``greedy`
 - ``ismcts[:ITERATIONS[:ROLLOUT]]``: the native information-set MCTS (`ismcts.ISMCTSPolicy`),
   200 iterations per move unless given, random rollouts unless ROLLOUT names one of the
   game's bots;
+- ``ismcts-keep[:ITERATIONS:BOT]``: the same search with BOT's rollouts, playing BOT's own move
+  unless the search finds one measurably better (its mean return one standard error above);
 - ``rollout[:SAMPLES[:BOT]]``: one-step improvement of a bot by Monte Carlo rollouts
   (`rollout.RolloutPolicy`): every legal action tried on the same SAMPLES sampled futures
   (64 unless given), the bot's own move kept unless another does measurably better; random
@@ -28,8 +30,8 @@ from ..bots import make_policy, policy_names
 DEFAULT_ITERATIONS = 200
 DEFAULT_SAMPLES = 64           # rollout: sampled futures per decision
 MAX_ITERATIONS = 1_000_000
-AGENTS = ("ismcts", "rollout", "openspiel-ismcts", "openspiel-mcts")
-WITH_BOT = ("ismcts", "rollout")     # the agents whose third field names a bot
+AGENTS = ("ismcts", "ismcts-keep", "rollout", "openspiel-ismcts", "openspiel-mcts")
+WITH_BOT = ("ismcts", "ismcts-keep", "rollout")     # the agents whose third field names a bot
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ def parse_policy(module: Any, name: str) -> PolicySpec:
             raise ValueError(f"policy {text!r}: no rollout policy {rollout!r}; choose from {', '.join(sorted(bots))}")
     if len(parts) > 2:
         raise ValueError(f"policy {text!r}: write {head}[:iterations[:rollout]]")
+    if head == "ismcts-keep" and rollout == "random":
+        raise ValueError(f"policy {text!r}: ismcts-keep keeps a bot's move; name the bot, as in ismcts-keep:200:greedy")
     return PolicySpec(head, iterations, rollout)
 
 
@@ -85,11 +89,11 @@ def make_any_policy(module: Any, name: str, rules: Any):
     spec = parse_policy(module, name)
     if not spec.is_agent:
         return make_policy(module, spec.kind, rules)
-    if spec.kind == "ismcts":
+    if spec.kind in ("ismcts", "ismcts-keep"):
         from .ismcts import ISMCTSPolicy
 
         rollout = None if spec.rollout == "random" else make_policy(module, spec.rollout, rules)
-        return ISMCTSPolicy(rules, spec.iterations, rollout=rollout, name=name)
+        return ISMCTSPolicy(rules, spec.iterations, rollout=rollout, name=name, keep_bot=spec.kind == "ismcts-keep")
     if spec.kind == "rollout":
         from .rollout import RolloutPolicy
 

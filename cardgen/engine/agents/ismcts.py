@@ -37,6 +37,7 @@ from ..core import CHANCE, TERMINAL, Action, IllegalAction, Observation, Rules, 
 
 EXPLORATION = 0.7          # UCB1 constant for returns in [0, 1]
 POOL = 24                  # determinizations sampled per move (each iteration clones one)
+KEEP_Z = 1.0               # ismcts-keep: standard errors by which the search must beat the bot's move
 
 
 class _Inconsistent(Exception):
@@ -272,14 +273,24 @@ class Determinizer:
 
 
 class _Node:
-    __slots__ = ("children", "visits", "avail", "total", "player")
+    __slots__ = ("children", "visits", "avail", "total", "squares", "player")
 
     def __init__(self, player: int) -> None:
         self.children: dict[Action, _Node] = {}
         self.visits = 0
         self.avail = 1
         self.total = 0.0
+        self.squares = 0.0            # sum of squared returns: kept for the root's children only
         self.player = player          # the seat whose move led here (its return is scored)
+
+    def mean_and_error(self) -> tuple[float, float]:
+        """Mean return and the standard error of that mean (a root child's)."""
+        n = self.visits
+        if n == 0:
+            return 0.0, math.inf
+        mean = self.total / n
+        variance = max(0.0, self.squares / n - mean * mean)
+        return mean, math.sqrt(variance / n) if n > 1 else math.inf
 
 
 class ISMCTSPolicy:
@@ -288,10 +299,14 @@ class ISMCTSPolicy:
     needs_observation = True
 
     def __init__(self, rules: Rules, iterations: int = 200, rollout: Any = None, exploration: float = EXPLORATION,
-                 pool: int = POOL, name: str | None = None) -> None:
+                 pool: int = POOL, name: str | None = None, keep_bot: bool = False) -> None:
         self.rules = rules
         self.iterations = iterations
         self.rollout_policy = rollout
+        # `ismcts-keep`: play the rollout bot's own move unless the search found one measurably
+        # better (its mean return KEEP_Z standard errors above the bot's move's): the search then
+        # improves on the bot instead of replacing it with a noisy estimate
+        self.keep_bot = keep_bot and rollout is not None
         self.exploration = exploration
         self.pool = pool
         self.name = name or f"ismcts:{iterations}"
@@ -332,11 +347,27 @@ class ISMCTSPolicy:
                 visits = child.visits if child is not None else 0
                 if visits > best_visits:
                     best, best_visits = action, visits
+            if self.keep_bot:
+                best = self._kept(root, best, observation, legal_actions, rng)
         self.stats["moves"] += 1
         self.stats["iterations"] += self.iterations
         self.stats["seconds"] += time.process_time() - started
         assert best in legal_set
         return best
+
+    def _kept(self, root: _Node, best: Action, observation: Observation, legal_actions: Sequence[Action],
+              rng: random.Random) -> Action:
+        """The rollout bot's move, unless the search's best is measurably better than it."""
+        bot = self.rollout_policy.choose(
+            observation if getattr(self.rollout_policy, "needs_observation", True) else None, legal_actions, rng)
+        if bot == best or bot not in root.children:
+            return best
+        best_mean, best_error = root.children[best].mean_and_error()
+        bot_mean, bot_error = root.children[bot].mean_and_error()
+        if best_mean - bot_mean > KEEP_Z * math.sqrt(best_error ** 2 + bot_error ** 2):
+            self.stats["changed"] = self.stats.get("changed", 0) + 1
+            return best
+        return bot
 
     def _iterate(self, root: _Node, state: State, rng: random.Random) -> None:
         rand = rng.random
@@ -390,6 +421,8 @@ class ISMCTSPolicy:
         for node in path[1:]:
             node.visits += 1
             node.total += returns[node.player]
+        if len(path) > 1:
+            path[1].squares += returns[path[1].player] ** 2
         root.visits += 1
 
     def _rollout(self, state: State, rng: random.Random) -> None:
