@@ -321,11 +321,11 @@ def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[R
                          f"{percent(row['rate'], 1)} [{percent(lo, 1)} – {percent(hi, 1)}]"])
     if not rows:
         return
-    row_height = 6.5 * mm
+    row_height = 6.5 * mm   # a one-line row; wrapped labels make some taller, and the table then runs on
     writer.ensure(12 * 2 + 8.5 * 1.5 * 3 + row_height * (len(rows) + 1))   # heading, note, head row and every row on one page
     writer.heading(_w("skill", lang, game), size=12)
     writer.paragraph(_w("skill_note", lang, game), size=8.5, gap=2)
     writer.grid([_w("players", lang, game), _w("policy", lang, game), _w("against", lang, game), _w("measure", lang, game),
                  _w("games_axis", lang, game), _w("rate", lang, game)], rows,
-                widths=[0.45, 1.6, 1.5, 1.3, 0.55, 1.5], row_height=row_height, size=8)
+                widths=[0.45, 1.6, 1.5, 1.6, 0.55, 1.3], row_height=None, size=8)   # a row grows with a wrapped label
 
