@@ -10,6 +10,7 @@ from the seed, policies and game count shown on the page.
 from __future__ import annotations
 
 import io
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -229,13 +230,15 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
                        [Bar(_label("ending", name, lang, game), e["rate"], *e["wilson95"]) for name, e in endings.items()]))
     if seat_chart:
         charts.row([seat_chart])
-    # two ranked charts share a row when there is no seat chart above them; one takes the width
-    ranked_width = half if len(ranked) == 2 else full
+    # two ranked charts share a row when there is no seat chart above them and their labels are
+    # short enough for half the width (a search policy's label with its settings is not); else one a row
+    side_by_side = len(ranked) == 2 and max(_label_width(bar.label) for *_rest, bars in ranked for bar in bars) <= HALF_LABEL
+    ranked_width = half if side_by_side else full
     tallest = max([len(bars) for *_rest, bars in ranked] + [0])
     figures = [(title, bar_figure(plt, bars, ranked_width, _ranked_height(tallest), value_label=axis, reference=reference,
                                   horizontal=True, colour=BAR_ALT))
                for title, axis, reference, bars in ranked]
-    if len(figures) == 2:
+    if side_by_side:
         charts.row(figures)
     else:
         for item in figures:
@@ -259,6 +262,14 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
         width = half if len(pair) == 2 else full
         charts.row([(title, histogram_figure(plt, counts, width, HALF_H, value_label=value_axis, count_label=count_axis))
                     for title, counts, value_axis, count_axis in pair])
+
+
+HALF_LABEL = 28  # the widest bar label (in half-width characters) a half-width ranked chart leaves room for
+
+
+def _label_width(text: str) -> int:
+    """A label's width in half-width characters (a Japanese character counts two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _ranked_height(bars: int) -> float:
