@@ -292,7 +292,7 @@ def watch(game: str, out_dir: str, lang: str, allow_overflow: bool) -> None:
 
 @cli.command()
 @click.argument("game")
-@click.option("--games", "-n", "count", type=click.IntRange(min=1), help="Games of every run, fixed in advance (default: each run's `games:` in report.yaml, else 2000).")
+@click.option("--games", "-n", "count", type=click.IntRange(min=1), metavar="N", help="Size of the report: runs without their own `games:` in report.yaml play N (default 2000), a run with its own count plays the same share of it (count x N / 2000, rounded down; a run that comes to no game is listed as not played). Fixed in advance.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")

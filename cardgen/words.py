@@ -209,14 +209,24 @@ def label(kind: str, value: Any, lang: str, game: Game | None = None) -> str:
 
 
 def policy_label(spec: str, lang: str, game: Game | None = None) -> str:
-    """A policy spec as printed: 'ismcts:200:20' -> its label with the settings in brackets."""
+    """A policy spec as printed: its label with the settings in brackets, the iteration count
+    and the rollout bot in words ('ismcts:40:greedy' -> 'information-set MCTS (40 iterations,
+    greedy rollouts)'); a setting that is not one of these is shown as it is."""
     name, _, settings = spec.partition(":")
     found = find_label("policy", name, game)
     shown = found.get(lang) if found is not None else name
     if not settings:
         return shown
-    settings = settings.replace(":", ", " if lang != "ja" else "・")
-    return f"{shown}（{settings}）" if lang == "ja" else f"{shown} ({settings})"
+    parts = []
+    for index, part in enumerate(settings.split(":")):
+        if index == 0 and part.isdigit():
+            parts.append(word("common.iterations", lang, game, n=part))
+        elif index == 1 and part:
+            parts.append(word("common.rollouts", lang, game, policy=label("policy", part, lang, game)))
+        else:
+            parts.append(part)
+    inside = word("common.separator", lang, game).join(parts)
+    return f"{shown}（{inside}）" if lang == "ja" else f"{shown} ({inside})"
 
 
 def _ending_title(game: Game, ending: str) -> Text | None:

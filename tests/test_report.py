@@ -15,7 +15,8 @@ from pypdf import PdfReader
 from cardgen import words
 from cardgen.cli import cli
 from cardgen.load import load_game
-from cardgen.render.documents.report import build_balance_report, games_of, report_runs, run_report
+from cardgen.render.documents.report import (DEFAULT_GAMES, MAX_GAMES, ReportRun, build_balance_report, games_needed, games_of,
+                                             report_runs, run_report)
 
 from .conftest import BUNDLED
 
@@ -130,7 +131,7 @@ def test_runs_name_their_own_game_count(game_copy, tmp_path):
     (folder / "templates" / "report.yaml").write_text(
         "runs:\n  - title: {ja: 短い, en: Short}\n    players: 1\n    variant: solo\n    games: 7\n", encoding="utf-8")
     run, = report_runs(load_game(str(folder)))
-    assert games_of(run, None) == 7 and games_of(run, 30) == 30      # --games overrides the run's own
+    assert games_of(run, None) == 7
     result = CliRunner().invoke(cli, ["report", str(folder), "--seed", "1", "--out", str(tmp_path / "out"),
                                       "--lang", "en", "--workers", "1"])
     assert result.exit_code == 0, result.output
@@ -138,18 +139,71 @@ def test_runs_name_their_own_game_count(game_copy, tmp_path):
     assert "7games·seed1" in squash("".join(page_texts(pdf)))
 
 
-def test_a_bad_game_count_is_refused_at_its_line(game_copy, tmp_path):
+def test_games_option_sizes_the_whole_report():
+    """--games N: runs without `games:` play N, a run with its own count the same share of it
+    (count x N / DEFAULT_GAMES, rounded down), so a slow search run stays small in a quick report."""
+    own, plain = ReportRun({"ja": "探索", "en": "search"}, 4, ("ismcts:40:greedy",), games=40), ReportRun({"ja": "a", "en": "a"}, 4, ("greedy",))
+    assert DEFAULT_GAMES == 2000
+    assert [games_of(plain, n) for n in (None, 40, 5000)] == [2000, 40, 5000]
+    assert [games_of(own, n) for n in (None, 2000, 200, 50, 49, 40, 4000)] == [40, 40, 4, 1, 0, 0, 80]
+    assert games_needed(own) == 50 and games_needed(ReportRun({}, 1, ("random",), games=7)) == 286
+    assert games_of(ReportRun({}, 1, ("random",), games=MAX_GAMES), MAX_GAMES) == MAX_GAMES     # never more than a run may ask
+
+
+def test_a_run_that_comes_to_no_game_is_listed_as_not_played(game_copy, tmp_path):
     folder = game_copy("alice")
     (folder / "templates").mkdir()
     (folder / "templates" / "report.yaml").write_text(
-        "runs:\n  - title: {ja: 短い, en: Short}\n    players: 1\n    games: many\n", encoding="utf-8")
+        "runs:\n  - title: {ja: 短い, en: Short}\n    players: 1\n    variant: solo\n    games: 7\n"
+        "  - title: {ja: 長い, en: Long}\n    players: 1\n    variant: solo\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["report", str(folder), "--games", "100", "--seed", "1", "--out", str(tmp_path),
+                                      "--lang", "en", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    text = squash("".join(page_texts((tmp_path / "alice" / "alice-balance.pdf").read_bytes())))
+    assert squash("Not played in this report: this run plays 7 games in a report of 2000, and at --games 100") in text
+    assert squash("It plays from --games 286.") in text
+    assert squash("not played (--games too small)") in text and "100games·seed1" in text
+
+
+@pytest.mark.parametrize("value", ["many", "0", "-3", "true", "4.5", "1e9", "20000000", "[4]", "{a: 1}", '""', "null"])
+def test_a_bad_game_count_is_refused_at_its_line(game_copy, tmp_path, value):
+    folder = game_copy("alice")
+    (folder / "templates").mkdir()
+    (folder / "templates" / "report.yaml").write_text(
+        f"runs:\n  - title: {{ja: 短い, en: Short}}\n    players: 1\n    games: {value}\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["report", str(folder), "--out", str(tmp_path)])
-    assert result.exit_code != 0 and "report.yaml:4:" in result.output and "Traceback" not in result.output
+    assert result.exit_code != 0 and "report.yaml:4:" in result.output and "games" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_report_shows_skilled_play(game_copy, tmp_path):
+    """A run with a searching seat (tiny IS-MCTS) against the game's bot: the skill table prints
+    its win rate against the fair share, labelled in words, with its game count, as simulate gives it."""
+    folder = game_copy("ohanatsumi")
+    (folder / "templates").mkdir()
+    (folder / "templates" / "report.yaml").write_text(
+        "runs:\n  - title: {ja: 探索, en: Searching}\n    players: 4\n    rotate: true\n    games: 4\n"
+        "    policies: ['ismcts:3:balanced', balanced, balanced, balanced]\n", encoding="utf-8")
+    game = load_game(str(folder))
+    results = run_report(game, None, seed=2, workers=1)
+    (_run, data), = results
+    assert data["games"] == 4
+    row = next(r for r in data["strategies"] if r["policy"] == "ismcts:3:balanced")
+    lo, hi = row["wilson95"]
+    figures = f"{row['win_rate'] * 100:.1f}% [{lo * 100:.1f}% – {hi * 100:.1f}%]"
+    for lang, label, against, measure in [
+            ("en", "information-set MCTS (3 iterations, balanced rollouts)", "balanced", "Win rate (fair share 25%)"),
+            ("ja", "情報集合モンテカルロ木探索（反復3回、プレイアウトはバランス）", "バランス", "勝率（公平な取り分 25%）")]:
+        pdf = build_balance_report(game, lang, results)
+        pages = [page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages]
+        skill = squash(pages[-1][pages[-1].index("Does skill" if lang == "en" else "腕前は効くか"):])
+        assert squash(label) in skill and squash(measure) in skill, lang
+        assert squash(f"4{label}{against}{measure}4{figures}") in skill, (lang, skill)   # players ... games, rate
 
 
 def test_report_numbers_equal_simulate_json(tmp_path):
     game = load_game("requiem")
-    results = run_report(game, games=120, seed=7, workers=1)
+    results = run_report(game, games=120, seed=7, workers=1, runs=report_runs(game)[:1])   # the greedy run is enough
     run, data = results[0]
     cli_result = CliRunner().invoke(cli, ["simulate", "requiem", "--games", "120", "--seed", "7", "--players", "3",
                                           *sum((["--policy", p] for p in run.policies), []), "--format", "json"])

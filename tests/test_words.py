@@ -126,8 +126,9 @@ def test_policies_are_labelled_with_their_settings():
     game = load_game("ohanatsumi")
     assert words.label("policy", "balanced", "ja", game) == "バランス"
     assert words.label("policy", "greedy", "en", game) == "greedy"
-    assert words.policy_label("ismcts:200:20", "en", game) == "information-set MCTS (200, 20)"
-    assert words.label("policy", "ismcts:50", "ja", game) == "情報集合モンテカルロ木探索（50）"
+    assert words.policy_label("ismcts:100:balanced", "en", game) == "information-set MCTS (100 iterations, balanced rollouts)"
+    assert words.label("policy", "ismcts:100:balanced", "ja", game) == "情報集合モンテカルロ木探索（反復100回、プレイアウトはバランス）"
+    assert words.label("policy", "ismcts:50", "ja", game) == "情報集合モンテカルロ木探索（反復50回）"
 
 
 # Every ending each engine can produce: the literals the engines pass as an ending (grep the

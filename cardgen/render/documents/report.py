@@ -10,6 +10,7 @@ from the seed, policies and game count shown on the page.
 from __future__ import annotations
 
 import io
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -28,7 +29,8 @@ from ...errors import DataError, Problem
 from ...io.schema import Bool, List, Map, OneOf, Int, Str
 from .playtest import TEXT, load_spec
 
-DEFAULT_GAMES = 2000  # games per run when neither --games nor the run's `games:` says
+DEFAULT_GAMES = 2000  # games of a run without its own `games:` when --games is not given (see games_of)
+MAX_GAMES = 10_000_000  # the most games a run's `games:` may ask for, and the most a scaled run plays
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,11 @@ class ReportRun:
     variant: str | None = None
     rotate: bool = False
     note: dict | None = None
-    games: int | None = None  # the run's own game count (a slow search policy needs fewer)
+    games: int | None = None  # the run's own game count in a full report (a slow search policy needs fewer); see games_of
 
 
 RUN = Map({"title": TEXT, "players": OneOf((Int(1, 100), Str(("players",)))), "policies": List(Str(), min_items=1, max_items=100),
-           "variant": Str(), "rotate": Bool(), "note": TEXT, "games": Int(1, 10_000_000)},
+           "variant": Str(), "rotate": Bool(), "note": TEXT, "games": Int(1, MAX_GAMES)},
           optional={"players", "policies", "variant", "rotate", "note", "games"})
 REPORT = Map({"runs": List(RUN, max_items=50)})
 
@@ -67,17 +69,37 @@ def report_runs(game: Game) -> list[ReportRun]:
 
 
 def games_of(run: ReportRun, games: int | None) -> int:
-    """Games a run plays: `--games` when given, else the run's own `games:`, else DEFAULT_GAMES."""
-    return games if games is not None else run.games or DEFAULT_GAMES
+    """Games a run plays. Without `--games`: the run's own `games:`, else DEFAULT_GAMES. `--games N`
+    sizes the whole report: a run without `games:` plays N, and a run with its own count plays the
+    same share of it, `games * N / DEFAULT_GAMES` rounded down (`--games 200` plays a tenth of
+    every run). A run that comes to no game is not played; its page says from which N it would be."""
+    if run.games is None:
+        return games if games is not None else DEFAULT_GAMES
+    if games is None:
+        return run.games
+    return min(run.games * games // DEFAULT_GAMES, MAX_GAMES)
+
+
+def games_needed(run: ReportRun) -> int:
+    """The least `--games` at which a run with its own `games:` plays at least one game."""
+    return -(-DEFAULT_GAMES // run.games) if run.games else 1
 
 
 def run_report(game: Game, games: int | None, seed: int, workers: int | None = None,
                progress: Callable[[int], None] | None = None,
                runs: list[ReportRun] | None = None) -> list[tuple[ReportRun, dict]]:
-    """Simulate every run of the game's report; return each run with its `as_dict()` result."""
+    """Simulate every run of the game's report; return each run with its `as_dict()` result
+    (for a run that comes to no game at this `--games`, a stub saying so: `not_played`)."""
     results = []
     for run in runs if runs is not None else report_runs(game):
-        report = simulate(game, games=games_of(run, games), seed=seed, players=run.players, policies=list(run.policies),
+        count = games_of(run, games)
+        if not count:
+            results.append((run, {"game": game.id, "games": 0, "seed": seed, "players": run.players,
+                                  "policies": list(run.policies), "endings": {}, "seat_rotation": run.rotate,
+                                  "not_played": {"games_option": games, "own_games": run.games,
+                                                 "needs": games_needed(run)}}))
+            continue
+        report = simulate(game, games=count, seed=seed, players=run.players, policies=list(run.policies),
                           workers=workers, variant=run.variant, rotate=run.rotate, progress=progress)
         results.append((run, report.as_dict()))
     return results
@@ -167,6 +189,13 @@ HALF_H = 58 * mm
 
 def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run: ReportRun, data: dict) -> None:
     writer.heading(text_of(run.title, lang), size=13)
+    if data.get("not_played"):
+        skipped = data["not_played"]
+        writer.paragraph(_w("not_played", lang, game, games=skipped["games_option"], own=skipped["own_games"],
+                            full=DEFAULT_GAMES, needs=skipped["needs"]), size=9)
+        if run.note:
+            writer.paragraph(text_of(run.note, lang), size=9)
+        return
     policies = _policies(data["policies"], lang, game) + (_w("rotating", lang, game) if data.get("seat_rotation") else "")
     players = _w("one_player" if data["players"] == 1 else "player_count", lang, game, n=data["players"])
     writer.paragraph(_w("summary", lang, game, games=data["games"], seed=data["seed"], players=players,
@@ -201,13 +230,15 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
                        [Bar(_label("ending", name, lang, game), e["rate"], *e["wilson95"]) for name, e in endings.items()]))
     if seat_chart:
         charts.row([seat_chart])
-    # two ranked charts share a row when there is no seat chart above them; one takes the width
-    ranked_width = half if len(ranked) == 2 else full
+    # two ranked charts share a row when there is no seat chart above them and their labels are
+    # short enough for half the width (a search policy's label with its settings is not); else one a row
+    side_by_side = len(ranked) == 2 and max(_label_width(bar.label) for *_rest, bars in ranked for bar in bars) <= HALF_LABEL
+    ranked_width = half if side_by_side else full
     tallest = max([len(bars) for *_rest, bars in ranked] + [0])
     figures = [(title, bar_figure(plt, bars, ranked_width, _ranked_height(tallest), value_label=axis, reference=reference,
                                   horizontal=True, colour=BAR_ALT))
                for title, axis, reference, bars in ranked]
-    if len(figures) == 2:
+    if side_by_side:
         charts.row(figures)
     else:
         for item in figures:
@@ -231,6 +262,14 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
         width = half if len(pair) == 2 else full
         charts.row([(title, histogram_figure(plt, counts, width, HALF_H, value_label=value_axis, count_label=count_axis))
                     for title, counts, value_axis, count_axis in pair])
+
+
+HALF_LABEL = 28  # the widest bar label (in half-width characters) a half-width ranked chart leaves room for
+
+
+def _label_width(text: str) -> int:
+    """A label's width in half-width characters (a Japanese character counts two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _ranked_height(bars: int) -> float:
@@ -272,9 +311,14 @@ def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None
 
 
 def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[ReportRun, dict]]) -> None:
-    """Strong against weak policies (analysis.metrics.skill_table) as one table."""
+    """Strong against weak policies (analysis.metrics.skill_table) as one table, with each run's
+    game count; a run not played at this `--games` is listed as such rather than left out."""
     rows = []
     for run, data in results:
+        if data.get("not_played"):
+            rows.append([str(data["players"]), _policies(data["policies"], lang, game), "–", "–", "0",
+                         _w("not_played_short", lang, game)])
+            continue
         for row in skill_table([(run, data)]):
             lo, hi = row["wilson95"]
             if row["fair"] is None:
@@ -284,12 +328,15 @@ def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[R
                 policy = _label("policy", row["policies"], lang, game)
                 against = _policies([p for p in data["policies"] if p != row["policies"]], lang, game)
                 measure = _w("win_measure", lang, game, fair=_w("fair", lang, game, share=percent(row["fair"])))
-            rows.append([str(row["players"]), policy, against, measure,
+            rows.append([str(row["players"]), policy, against, measure, str(data["games"]),
                          f"{percent(row['rate'], 1)} [{percent(lo, 1)} – {percent(hi, 1)}]"])
     if not rows:
         return
-    row_height = 6.5 * mm
-    writer.ensure(12 * 2 + row_height * (len(rows) + 1))   # heading, head row and every row on one page
+    row_height = 6.5 * mm   # a one-line row; wrapped labels make some taller, and the table then runs on
+    writer.ensure(12 * 2 + 8.5 * 1.5 * 3 + row_height * (len(rows) + 1))   # heading, note, head row and every row on one page
     writer.heading(_w("skill", lang, game), size=12)
+    writer.paragraph(_w("skill_note", lang, game), size=8.5, gap=2)
     writer.grid([_w("players", lang, game), _w("policy", lang, game), _w("against", lang, game), _w("measure", lang, game),
-                 _w("rate", lang, game)], rows, widths=[0.45, 1.0, 2.0, 1.45, 1.5], row_height=row_height, size=8)
+                 _w("games_axis", lang, game), _w("rate", lang, game)], rows,
+                widths=[0.45, 1.6, 1.5, 1.6, 0.55, 1.3], row_height=None, size=8)   # a row grows with a wrapped label
+
