@@ -34,6 +34,7 @@ import time
 from typing import Any, Sequence
 
 from ..core import CHANCE, TERMINAL, Action, IllegalAction, Observation, Rules, State, sample_chance
+from .playout import play_out
 
 EXPLORATION = 0.7          # UCB1 constant for returns in [0, 1]
 POOL = 24                  # determinizations sampled per move (each iteration clones one)
@@ -426,32 +427,4 @@ class ISMCTSPolicy:
         root.visits += 1
 
     def _rollout(self, state: State, rng: random.Random) -> None:
-        rand = rng.random
-        history = state.history
-        apply = state._apply
-        current = state.current_player
-        legal_actions = state._legal_actions
-        policy = self.rollout_policy
-        needs_obs = getattr(policy, "needs_observation", True)
-        game_id = self.rules.game.id
-        limit = len(history) + self.rules.max_actions
-        while True:
-            player = current()
-            if player == CHANCE:
-                n = state.chance_size()
-                action = (state.chance_at(int(rand() * n)) if n > 1 else state.chance_at(0)) if n else sample_chance(state, rng)
-            elif player == TERMINAL:
-                return
-            elif policy is None:
-                legal = legal_actions()
-                action = legal[int(rand() * len(legal))]
-            else:
-                # the bots read the views, never the history: building the seat's history string
-                # at every rollout move cost a quarter of a greedy-rollout search
-                obs = (Observation(game_id, player, state.phase_name(), state.to_act(), state.private_view(player),
-                                   state.public_view(), ()) if needs_obs else None)
-                action = policy.choose(obs, legal_actions(), rng)
-            history.append(action)
-            apply(action)
-            if len(history) > limit:
-                return
+        play_out(state, self.rules, self.rollout_policy, rng)

@@ -34,8 +34,9 @@ import random
 import time
 from typing import Any, Sequence
 
-from ..core import CHANCE, TERMINAL, Action, Observation, Rules
+from ..core import Action, Observation, Rules, State
 from .ismcts import Determinizer
+from .playout import play_out
 
 Z = 1.0           # how many standard errors the best action must beat the bot's move by
 QUIET = 16        # samples after which a decision where no action made a difference stops
@@ -148,38 +149,5 @@ class RolloutPolicy:
         best, gain, spread = self._gain(returns, default, others)
         return best if gain > 0 and gain > self.z * spread else default
 
-    def _rollout(self, state: Any, rng: random.Random) -> None:
-        rand = rng.random
-        history = state.history
-        apply = state._apply
-        current = state.current_player
-        legal_actions = state._legal_actions
-        policy = self.base
-        fast = getattr(policy, "choose_state", None)
-        needs_obs = getattr(policy, "needs_observation", True)
-        game_id = self.rules.game.id
-        limit = len(history) + self.rules.max_actions
-        while True:
-            player = current()
-            if player == CHANCE:
-                n = state.chance_size()
-                if n:
-                    action = state.chance_at(int(rand() * n)) if n > 1 else state.chance_at(0)
-                else:
-                    from ..core import sample_chance
-                    action = sample_chance(state, rng)
-            elif player == TERMINAL:
-                return
-            elif policy is None:
-                legal = legal_actions()
-                action = legal[int(rand() * len(legal))]
-            elif fast is not None:
-                action = fast(state, legal_actions(), rng)
-            else:
-                obs = (Observation(game_id, player, state.phase_name(), state.to_act(), state.private_view(player),
-                                   state.public_view(), ()) if needs_obs else None)
-                action = policy.choose(obs, legal_actions(), rng)
-            history.append(action)
-            apply(action)
-            if len(history) > limit:
-                return
+    def _rollout(self, state: State, rng: random.Random) -> None:
+        play_out(state, self.rules, self.base, rng)
