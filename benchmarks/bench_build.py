@@ -28,7 +28,8 @@
    Target: <= 200 MB at 5,000 cards.
 
 Figures are medians of --repeat runs; ratios are taken in CPU time (this process, all
-threads), which other work on a shared machine distorts far less than wall time.
+threads), which other work on a shared machine distorts far less than wall time, and for 1 and
+2 ours and the floor run in turn, game by game, the ratio being the median of the rounds'.
 """
 
 from __future__ import annotations
@@ -271,6 +272,40 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:
     return statistics.median(walls), statistics.median(cpus), result
 
 
+def page_size(pdf: bytes) -> tuple[float, float]:
+    from pypdf import PdfReader
+
+    box = PdfReader(io.BytesIO(pdf)).pages[0].mediabox
+    return float(box.width), float(box.height)
+
+
+def paired_rounds(games, repeat: int, ours, floor, what: str, detail=lambda game: "") -> float:
+    """Ours and the floor in turn, game by game, `repeat` rounds; the ratio of a round is its
+    total CPU time of ours over the floor's, and the result is the median of the rounds' ratios
+    (a machine whose speed drifts slows both sides of a round alike). Prints each game's medians."""
+    per_game: dict[str, tuple[list[float], list[float]]] = {g.id: ([], []) for g in games}
+    ratios = []
+    for _ in range(repeat):
+        round_ours = round_floor = 0.0
+        for game in games:
+            cpu = time.process_time()
+            ours(game)
+            t_ours = time.process_time() - cpu
+            cpu = time.process_time()
+            floor(game)
+            t_floor = time.process_time() - cpu
+            per_game[game.id][0].append(t_ours)
+            per_game[game.id][1].append(t_floor)
+            round_ours += t_ours
+            round_floor += t_floor
+        ratios.append(round_ours / round_floor)
+    for game in games:
+        o, f = (statistics.median(v) for v in per_game[game.id])
+        print(f"  {game.id:<11} {detail(game)} {what} {o * 1000:7.1f} ms CPU, floor {f * 1000:7.1f} ms: {o / f:.2f}x")
+    print(f"  rounds' ratios: {', '.join(f'{r:.2f}' for r in ratios)}")
+    return statistics.median(ratios)
+
+
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
@@ -430,52 +465,47 @@ def main() -> None:
         # 1. sheets + print shop vs the floor
         options = cold(make_options(out=out / "a", outputs=("sheets", "shop")))
         build_game(games[0], options)  # warm fonts and layouts, as the floor's fonts are warm
-        ours = floors = 0.0
+        floors_of = {}
         for game in games:
-            _, t_cpu, result = timed(lambda: (clear_caches(), build_game(game, options))[1], args.repeat)
-            f_cpu = 0.0
-            for pdf_path in result.files:
+            parts = []
+            for pdf_path in build_game(game, options).files:
                 pdf = pdf_path.read_bytes()
                 d = count_drawing(pdf)
-                from pypdf import PdfReader
-
-                box = PdfReader(io.BytesIO(pdf)).pages[0].mediabox
-                size = (float(box.width), float(box.height))
-                f_cpu += timed(lambda: floor_pdf(game, d, size), args.repeat)[1]
+                size = page_size(pdf)
+                parts.append((d, size))
                 mismatch = floor_mismatch(d, count_drawing(floor_pdf(game, d, size)))
                 if mismatch:
                     ok = False
                     print(f"  {pdf_path.name}: the floor does not draw what ours does: {mismatch}")
-            ours, floors = ours + t_cpu, floors + f_cpu
-            print(f"  {game.id:<11} sheets + shop {t_cpu * 1000:7.1f} ms CPU, floor {f_cpu * 1000:7.1f} ms: {t_cpu / f_cpu:.2f}x")
-        ratio = ours / floors
+            floors_of[game.id] = parts
+        ratio = paired_rounds(
+            games, args.repeat,
+            lambda game: (clear_caches(), build_game(game, options)),
+            lambda game: [floor_pdf(game, d, size) for d, size in floors_of[game.id]],
+            "sheets + shop")
         ok &= ratio <= TARGET_PDF_RATIO
-        print(f"1. sheets + print-shop PDFs, all games: {ours:.3f} CPU s, floor {floors:.3f}: ratio {ratio:.2f} (target <= {TARGET_PDF_RATIO})")
+        print(f"1. sheets + print-shop PDFs, all games: ratio {ratio:.2f} (target <= {TARGET_PDF_RATIO})")
         # 2. PNG vs the PNG floor
         png_options = cold(make_options(out=out / "p", outputs=("png",)))
         shop_options = cold(make_options(out=out / "s", outputs=("shop",)))
-        ours = floors = 0.0
-        faces_n = 0
+        png_floor_of = {}
         for game in games:
-            _, t_cpu, result = timed(lambda: (clear_caches(), build_game(game, png_options))[1], args.repeat)
             shop = build_game(game, shop_options).files[0].read_bytes()
-            pages = png_pages(game)
             # ours draws the print-shop PDF, then renders, encodes and writes each face: so does the floor
-            drawing = count_drawing(shop)
-            from pypdf import PdfReader
-
-            box = PdfReader(io.BytesIO(shop)).pages[0].mediabox
-            size = (float(box.width), float(box.height))
-            floor_dir = out / "floor-png"
             # (the floor's drawing is timed; the faces rendered are ours, the same pixels)
-            f_cpu = timed(lambda: (floor_pdf(game, drawing, size), floor_pngs(shop, pages, into=floor_dir)), args.repeat)[1]
-            faces_n += len(pages)
-            ours, floors = ours + t_cpu, floors + f_cpu
-            print(f"  {game.id:<11} {len(pages):>3} faces: PNG {t_cpu * 1000:7.1f} ms CPU, floor {f_cpu * 1000:7.1f} ms: {t_cpu / f_cpu:.2f}x")
-        ratio = ours / floors
+            png_floor_of[game.id] = (shop, png_pages(game), count_drawing(shop), page_size(shop))
+        floor_dir = out / "floor-png"
+
+        def png_floor(game) -> None:
+            shop, pages, drawing, size = png_floor_of[game.id]
+            floor_pdf(game, drawing, size)
+            floor_pngs(shop, pages, into=floor_dir)
+
+        faces_n = sum(len(png_floor_of[g.id][1]) for g in games)
+        ratio = paired_rounds(games, args.repeat, lambda game: (clear_caches(), build_game(game, png_options)), png_floor,
+                              "PNG", lambda game: f"{len(png_floor_of[game.id][1]):>3} faces")
         ok &= ratio <= TARGET_PNG_RATIO
-        print(f"2. PNG, {faces_n} faces: {ours:.3f} CPU s ({faces_n / ours:.0f} faces per CPU s), floor {floors:.3f}: "
-              f"ratio {ratio:.2f} (target <= {TARGET_PNG_RATIO})")
+        print(f"2. PNG, {faces_n} faces: ratio {ratio:.2f} (target <= {TARGET_PNG_RATIO})")
         # 3. rulebooks vs a one-pass platypus floor
         from cardgen.render.documents.rulebook import build_rulebook
 
