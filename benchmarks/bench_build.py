@@ -438,7 +438,13 @@ cards = [dataclasses.replace(c, id=f"{{c.id}}x{{k}}") for k in range(-(-{n} // b
 game = dataclasses.replace(base, cards=tuple(cards), declared_total={n})
 with tempfile.TemporaryDirectory() as out:
     build_game(game, dataclasses.replace(make_options(out=out, outputs=("sheets", "shop")), cache=False))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+# This process's own peak (VmHWM, in kB): Linux's ru_maxrss keeps the peak of the process that
+# forked us across exec, so a child of a big benchmark process would report the parent's size.
+try:
+    peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak / 1024)
 """
 
 
