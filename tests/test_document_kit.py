@@ -56,13 +56,13 @@ def test_balance_report_on_either_paper(paper):
     assert page_sizes(build_balance_report(game, "en", results, paper)) == expected(paper)
 
 
-def test_mapping_sheet_and_report_commands_take_paper(tmp_path):
+def test_mapping_sheet_and_report_commands_take_paper(tmp_path, monkeypatch):
     runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path) as here:
-        result = runner.invoke(cli, ["mapping", "requiem", "--sheet", "en", "--paper", "letter"])
-        assert result.exit_code == 0, result.output
-        sheet = (tmp_path / here / "output" / "requiem" / "requiem-standard-deck.pdf").read_bytes()
-        assert page_sizes(sheet) == expected("letter")
+    monkeypatch.chdir(tmp_path)  # `mapping --sheet` writes under ./output
+    result = runner.invoke(cli, ["mapping", "requiem", "--sheet", "en", "--paper", "letter"])
+    assert result.exit_code == 0, result.output
+    sheet = (tmp_path / "output" / "requiem" / "requiem-standard-deck.pdf").read_bytes()
+    assert page_sizes(sheet) == expected("letter")
     result = runner.invoke(cli, ["report", "alice", "--games", "10", "--seed", "1", "--out", str(tmp_path),
                                  "--lang", "en", "--workers", "1", "--paper", "letter"])
     assert result.exit_code == 0, result.output
