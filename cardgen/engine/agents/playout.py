@@ -8,21 +8,23 @@ from typing import Any
 from ..core import CHANCE, TERMINAL, Observation, Rules, State, sample_chance
 
 
-def play_out(state: State, rules: Rules, policy: Any, rng: random.Random) -> None:
+def play_out(state: State, rules: Rules, policy: Any, rng: random.Random, read_state: bool = True) -> None:
     """Play `state` to its end (or `rules.max_actions` more actions) in place: chance outcomes
     and the policy's randomness from `rng`, every seat's moves from `policy` (uniformly random
     moves when it is None).
 
-    A bot offering ``choose_state(state, legal, rng)`` reads the sampled state directly; others
-    get the seat's views (`needs_observation`), never the history: building the seat's history
-    string at every playout move cost a quarter of a greedy-rollout search.
+    With `read_state`, a bot offering ``choose_state(state, legal, rng)`` reads the sampled state
+    directly (its choices can break ties differently from its observation's: the hidden deck in
+    its real order, not as the seat sees it); otherwise bots get the seat's views
+    (`needs_observation`), never the history: building the seat's history string at every
+    playout move cost a quarter of a greedy-rollout search.
     """
     rand = rng.random
     history = state.history
     apply = state._apply
     current = state.current_player
     legal_actions = state._legal_actions
-    fast = getattr(policy, "choose_state", None)
+    fast = getattr(policy, "choose_state", None) if read_state else None
     needs_obs = getattr(policy, "needs_observation", True)
     game_id = rules.game.id
     limit = len(history) + rules.max_actions
