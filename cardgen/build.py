@@ -357,9 +357,9 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 from .cache import WrittenFiles
 
                 # the PNG files are their own cache (one index of digests, not a copy of each file)
-                files = WrittenFiles(cache.store, png_dir.name) if cache else None
+                files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
                 for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                   cache=rendered.face_cache, written=files, path_of=path_of):
+                                                   cache=rendered.face_cache, written=files):
                     written.append(_write(options.out_dir, path_of(name), data))
                 _remove_stale(png_dir, written, ".png")
                 result.files += written

@@ -24,7 +24,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 
@@ -70,6 +70,29 @@ def stable(value: Any) -> Any:
     return repr(value)
 
 
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of the regular file at `path`, opened without following a link; None when there
+    is none to open (missing, or a link); ValueError when it is not a regular file, is bigger than
+    `limit` or cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            raise ValueError(f"{path}: not a regular file of at most {limit} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(f"{path}: grew past {limit} bytes")
+    return data
+
+
 class Cache:
     """A folder of entries, each `_MAGIC + sha256(data) + data`, named by its key."""
 
@@ -93,25 +116,17 @@ class Cache:
             self.misses += 1
             return None
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
+            blob = read_regular(path, MAX_ENTRY_BYTES + len(_MAGIC) + 32)
+        except ValueError:
+            blob = b""  # a folder, a device or an oversized file where the entry goes: wrong
+        if blob is None:
             self.misses += 1
             return None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES + len(_MAGIC) + 32:
-                raise ValueError
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                blob = handle.read(MAX_ENTRY_BYTES + len(_MAGIC) + 33)
-            head, check, data = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
-            if head != _MAGIC or hashlib.sha256(data).digest() != check:
-                raise ValueError
-        except (OSError, ValueError):
-            os.close(fd)
+        head, check, data = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
+        if head != _MAGIC or hashlib.sha256(data).digest() != check:
             self.misses += 1
             self._discard(path)
             return None
-        os.close(fd)
         try:
             os.utime(path)  # recently used: pruned last
         except OSError:
@@ -292,7 +307,8 @@ class Keys:
 
 class WrittenFiles:
     """Output files as their own cache: for each drawing key, the SHA-256 of the bytes written for
-    it to a file under OUT/ (one small index entry), instead of a second copy of every file.
+    it to the file `path_of(name)` under OUT/ (one small index entry), instead of a second copy
+    of every file.
 
     A hit reads the file back and checks its digest, so a file that was changed, replaced or
     removed since is drawn again. Used for the face PNGs, hundreds of files per game, where a
@@ -300,8 +316,9 @@ class WrittenFiles:
     (encoder threads call it); `save` keeps only the keys this build asked for.
     """
 
-    def __init__(self, store: Cache, name: str):
+    def __init__(self, store: Cache, name: str, path_of: Callable[[str], Path]):
         self.store = store
+        self.path_of = path_of
         self.index_key = digest("written files", name)
         found = store.get_json(self.index_key)
         self.known: dict[str, str] = ({k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
@@ -309,25 +326,16 @@ class WrittenFiles:
         self.now: dict[str, str] = {}
         self.drawn = 0
 
-    def get(self, key: str, path: Path) -> bytes | None:
-        """The bytes of `path` if it is what was written for `key`, else None."""
+    def get(self, key: str, name: str) -> bytes | None:
+        """The bytes of file `name` if they are what was written for `key`, else None."""
         want = self.known.get(key)
         if want is None:
             return None
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
+            data = read_regular(self.path_of(name), MAX_ENTRY_BYTES)
+        except ValueError:
             return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                data = handle.read(MAX_ENTRY_BYTES + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        if len(data) > MAX_ENTRY_BYTES or hashlib.sha256(data).hexdigest() != want:
+        if data is None or hashlib.sha256(data).hexdigest() != want:
             return None
         self.now[key] = want
         return data

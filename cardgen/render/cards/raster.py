@@ -201,14 +201,13 @@ def face_pngs(
     progress: Callable[[int], None] | None = None,
     cache: FaceCache | None = None,
     written: Any = None,
-    path_of: Callable[[str], Any] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Yield (file name, PNG bytes) for every face of the print-shop PDF (see module doc).
 
     `labels` comes from `printshop.page_labels`.  Rendering stays on this thread (PDFium is
     not thread-safe); PNG encoding, which releases the GIL, runs on two worker threads.
-    With a `cache` (the faces' drawing keys) and `written` (a cache.WrittenFiles), a face whose
-    drawing is unchanged is read back from its file, `path_of(name)`, instead of rendered.
+    With a `cache` (the faces' drawing keys) and `written` (a cache.WrittenFiles of the PNG
+    files), a face whose drawing is unchanged is read back from its file instead of rendered.
     """
     import pypdfium2 as pdfium
 
@@ -239,7 +238,7 @@ def face_pngs(
                 else:
                     name = f"{safe_name(card_id)}-{side}.png"
                 key = cache.key(card_id, side, "png", size, dpi) if cache and written is not None else None
-                data = written.get(key, path_of(name)) if key is not None and path_of is not None else None
+                data = written.get(key, name) if key is not None else None
                 if data is not None:
                     done: Future = Future()
                     done.set_result(data)
