@@ -34,7 +34,7 @@ import time
 from typing import Any, Sequence
 
 from ..core import CHANCE, TERMINAL, Action, IllegalAction, Observation, Rules, State, sample_chance
-from .playout import play_out
+from .playout import bot_move, play_out
 
 EXPLORATION = 0.7          # UCB1 constant for returns in [0, 1]
 POOL = 24                  # determinizations sampled per move (each iteration clones one)
@@ -338,8 +338,7 @@ class ISMCTSPolicy:
             # no playout reached a reward (a co-operative game lost in every sample, say): the
             # visit counts carry no information, so play the rollout bot's own move
             self.stats["fallbacks"] = self.stats.get("fallbacks", 0) + 1
-            best = self.rollout_policy.choose(
-                observation if getattr(self.rollout_policy, "needs_observation", True) else None, legal_actions, rng)
+            best = bot_move(self.rollout_policy, observation, legal_actions, rng)
         else:
             best = None
             best_visits = -1
@@ -359,8 +358,7 @@ class ISMCTSPolicy:
     def _kept(self, root: _Node, best: Action, observation: Observation, legal_actions: Sequence[Action],
               rng: random.Random) -> Action:
         """The rollout bot's move, unless the search's best is measurably better than it."""
-        bot = self.rollout_policy.choose(
-            observation if getattr(self.rollout_policy, "needs_observation", True) else None, legal_actions, rng)
+        bot = bot_move(self.rollout_policy, observation, legal_actions, rng)
         if bot == best or bot not in root.children:
             return best
         best_mean, best_error = root.children[best].mean_and_error()

@@ -1,11 +1,17 @@
-"""The playout both search agents run: a state played to its end by one bot at every seat."""
+"""What both search agents ask of a bot: its move for an observation, and a playout (a state
+played to its end by the bot at every seat)."""
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Sequence
 
-from ..core import CHANCE, TERMINAL, Observation, Rules, State, sample_chance
+from ..core import CHANCE, TERMINAL, Action, Observation, Rules, State, sample_chance
+
+
+def bot_move(bot: Any, observation: Observation, legal: Sequence[Action], rng: random.Random) -> Action:
+    """`bot`'s move given the seat's observation (None for a bot whose `needs_observation` is False)."""
+    return bot.choose(observation if getattr(bot, "needs_observation", True) else None, legal, rng)
 
 
 def play_out(state: State, rules: Rules, policy: Any, rng: random.Random, read_state: bool = True) -> None:

@@ -36,7 +36,7 @@ from typing import Any, Sequence
 
 from ..core import Action, Observation, Rules, State
 from .ismcts import Determinizer
-from .playout import play_out
+from .playout import bot_move, play_out
 
 Z = 1.0           # how many standard errors the best action must beat the bot's move by
 QUIET = 16        # samples after which a decision where no action made a difference stops
@@ -71,8 +71,7 @@ class RolloutPolicy:
         base = self.base
         default = None
         if base is not None:
-            default = base.choose(observation if getattr(base, "needs_observation", True) else None,
-                                  legal_actions, rng)
+            default = bot_move(base, observation, legal_actions, rng)
         seat = observation.seat
         key = observation.key()
         # a history with no hidden move replays to one state only: sample it once
