@@ -819,8 +819,7 @@ def draw_inline(c, name: str, x: float, baseline_y: float, size: float, colour: 
     if fn is None:
         raise KeyError(f"unknown icon {name!r}; known icons: {', '.join(inline_names(game))}")
     c.saveState()
-    c.translate(x + (advance - side) / 2, baseline_y)
-    c.scale(side / 100.0, side / 100.0)
+    c.transform(side / 100.0, 0, 0, side / 100.0, x + (advance - side) / 2, baseline_y)  # one `cm`, as draw_icon
     p = Params({"colour": colour})
     form = _icon_form(c, name, fn, p)
     if form is not None:

@@ -18,6 +18,7 @@ class _Table(Table):
         if not layout_only(self.canv):
             super().draw()
 
+
 # rows a rulebook's or sheet's table keeps together at a page break, above and below it
 KEEP_ROWS = 2
 
