@@ -257,7 +257,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
 
     GAMES are bundled ids or folders; default: every bundled game.
     """
-    from .build import build_games, check_build, make_options, work_units
+    from .build import build_games, build_workers, check_build, make_options, work_units
 
     options = make_options(out_dir, paper, card_size, bleed, gutter, crop_marks, duplex, back_offset, lang,
                            calibration, allow_overflow, margin, outputs, corner_index, imposition, ink_saver, corner_guides)
@@ -267,12 +267,13 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
         options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
     if no_cache:
         options = replace(options, cache=False)
-    loaded = [load_game(spec) for spec in games_or_all(games)]
-    for game in loaded:
-        check_build(game, options)
-    total = sum(work_units(game, options) for game in loaded)
-    with click.progressbar(length=total, label="Building decks", file=sys.stderr) as bar:
-        results = build_games(loaded, options, bar.update, workers)
+    with build_workers(workers) as pool:  # started first: they warm up while the games load
+        loaded = [load_game(spec) for spec in games_or_all(games)]
+        for game in loaded:
+            check_build(game, options)
+        total = sum(work_units(game, options) for game in loaded)
+        with click.progressbar(length=total, label="Building decks", file=sys.stderr) as bar:
+            results = build_games(loaded, options, bar.update, workers, pool)
     for result in results:
         click.echo(result.summary())
 

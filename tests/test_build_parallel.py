@@ -61,6 +61,26 @@ def test_files_are_byte_identical_across_worker_counts(games, tmp_path):
     assert not list(tmp_path.rglob("*.tmp"))
 
 
+def test_games_are_built_whole_unless_one_is_more_than_its_share(games):
+    """A game's outputs share work in one process, so a game is one task; a game bigger than its
+    share of the workers (a game alone) is split by output kind, the documents written last."""
+    from cardgen.build import _tasks, estimated_cost
+
+    options = make_options(out="unused")
+    alice, llll = games
+    assert [(t.game_index, t.whole) for t in _tasks([alice, alice, llll, llll], options, 2)] == [(i, True) for i in range(4)]
+    alone = _tasks([llll], options, 2)
+    assert {t.game_index for t in alone} == {0} and not any(t.whole for t in alone)
+    assert [t.options.outputs for t in alone] == [("sheets",), ("shop", "png", "tts"), ("rules",), ("standard", "playtest", "tuckbox")]
+    assert [t.deferred for t in alone] == [False, False, True, True]
+    # the pair the tests above build: the bigger game is split, the other is whole, so both paths run
+    pair = _tasks(games, options, 2)
+    bigger = max((0, 1), key=lambda i: estimated_cost(games[i], options.outputs))
+    assert {t.game_index for t in pair if t.whole} == {1 - bigger}
+    assert len([t for t in pair if t.game_index == bigger]) == 4
+    assert estimated_cost(llll, ("png",)) == estimated_cost(llll, ("shop", "png"))  # PNGs need the print-shop PDF drawn
+
+
 def test_a_subset_of_outputs_in_parallel_equals_serial(games, tmp_path):
     for outputs in (("sheets",), ("png", "rules"), ("shop", "standard", "playtest")):
         a = build_games(games, make_options(out=tmp_path / "a", outputs=outputs), workers=1)
