@@ -291,14 +291,20 @@ def watch(game: str, out_dir: str, lang: str, allow_overflow: bool) -> None:
     run_watch(game, make_options(out_dir, lang=lang, allow_overflow=allow_overflow), echo=click.echo)
 
 
+# Options of every report PDF (balance and sweep reports).
+report_lang = click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")
+report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True,
+                            callback=lambda _ctx, _param, value: value.lower(), help="Paper of the report.")
+
+
 @cli.command()
 @click.argument("game")
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), metavar="N", help="Size of the report: runs without their own `games:` in report.yaml play N (default 2000), a run with its own count plays the same share of it (count x N / 2000, rounded down; a run that comes to no game is listed as not played). Fixed in advance.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
-@click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")
+@report_lang
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the report.")
+@report_paper
 def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None, paper: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
     from .render.documents.report import games_of, report_runs, write_balance_report
@@ -307,7 +313,7 @@ def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, wor
     runs = report_runs(loaded)
     with click.progressbar(length=sum(games_of(run, count) for run in runs), label="simulating", file=sys.stderr) as bar:
         path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs,
-                                       paper=paper.lower())
+                                       paper=paper)
     click.echo(f"wrote {path}")
 
 
@@ -329,6 +335,8 @@ def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, wor
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder: OUT/<game>/<game>-sweep.pdf, and the results under OUT/<game>/sweeps/.")
 @click.option("--results", "results_dir", type=click.Path(file_okay=False), help="Keep the per-point results here instead (a rerun with the same arguments resumes).")
 @click.option("--no-report", is_flag=True, help="Do not write the sweep report PDF.")
+@report_lang
+@report_paper
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where points run: local processes or a Dask cluster (results do not depend on it).")
 @click.option("--scheduler", help="With --executor dask: the scheduler's address, tcp://HOST:8786.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Local worker processes (default: all cores).")

@@ -79,9 +79,10 @@ def test_a_chart_pdf_embeds_ipaex_and_keeps_japanese_as_text():
 def test_sweep_report_embeds_every_font(tmp_path):
     from cardgen.analysis.overrides import parse_vary
     from cardgen.analysis.sweep import SweepSpec, run_sweep
-    from cardgen.analysis.sweep_report import write_sweep_report
+    from cardgen.load import load_game
+    from cardgen.render.documents.sweep_report import write_sweep_report
 
     spec = SweepSpec("ohanatsumi", (parse_vary("elf_urge_default=0..2"),), games=20, seed=3, players=3)
     result = run_sweep(spec, out_dir=tmp_path)
-    path = write_sweep_report(result, tmp_path / "sweep.pdf")
+    path = write_sweep_report(load_game("ohanatsumi"), result, tmp_path / "sweep.pdf", "en")
     assert unembedded_fonts(path.read_bytes()) == []

@@ -3,6 +3,7 @@ to the same table, overrides the game's rules refuse are refused by name, the re
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -122,14 +123,44 @@ def test_cli_sweep_table_target_and_report(tmp_path):
     assert all(p["target"] == (p["seat_gap"] < 0.2 and p["draw_rate"] <= 0.1) for p in table["points"])
     pdf = out / "ohanatsumi" / "ohanatsumi-sweep.pdf"
     reader = pypdf.PdfReader(pdf)
-    assert len(reader.pages) == 3                   # seat_gap, draw_rate (the target's metrics), the table
-    text = "".join(page.extract_text() for page in reader.pages)
-    assert "seat_gap" in text and "elf_urge_default" in text and "スイープ結果" in text
+    assert len(reader.pages) == 2                   # the charts of seat_gap and draw_rate (the target's metrics), the table
+    pages = [page.extract_text() for page in reader.pages]
+    # the charts are titled in words (sweep.m_seat_gap, m_draw), the target and the command keep the names typed
+    assert "パラメータ・スイープ" in pages[0] and "席の勝率の差" in pages[0] and "引き分け率" in pages[0]
+    assert f"6点中{sum(p['target'] for p in table['points'])}点が満たす" in pages[0]
+    assert "--target" in pages[0] and "elf_urge_default" in pages[0]
+    assert "各点の結果" in pages[1] and "elf_urge_default" in pages[1] and "escort.fame" in pages[1]   # a long path wraps in its cell
+    assert pages[1].count("★") == sum(p["target"] for p in table["points"])    # one star a point that meets it
     for page in reader.pages:
         for font in page["/Resources"]["/Font"].values():
             font = font.get_object()
             descriptor = (font.get("/FontDescriptor") or font["/DescendantFonts"][0].get_object()["/FontDescriptor"]).get_object()
             assert "IPAex" in font["/BaseFont"] and "/FontFile2" in descriptor      # embedded TrueType
+
+
+def test_sweep_report_in_english_on_letter_names_every_metric_in_words(tmp_path):
+    pypdf = pytest.importorskip("pypdf")
+    from cardgen.load import load_game
+    from cardgen.render.documents.sweep_report import build_sweep_report, metric_label
+
+    spec = SweepSpec("ohanatsumi", (parse_vary("elf_urge_default=0..1"),), games=12, seed=2, players=3,
+                     policies=("greedy", "lightest", "balanced"), rotate=True)
+    result = run_sweep(spec, out_dir=tmp_path)
+    game = load_game("ohanatsumi")
+    labels = {m: metric_label(m, result, "en", game) for m in result.metric_names()}
+    assert labels["strategy_lightest_win_rate"] == 'Win rate of "lightest quest first"'
+    assert labels["ending_quests_exhausted_rate"] == 'Share ending "the last round ended"'
+    assert labels["seat2_win_rate"] == "Seat 2 win rate" and labels["length_p90"] == "Length (90th percentile)"
+    unnamed = [m for m, label in labels.items() if label == m and not m.endswith(("_lo", "_hi"))]
+    assert unnamed == [], f"metrics printed as their ids: {unnamed}"
+    assert metric_label("seat_gap", result, "ja", game) == "席の勝率の差（最大−最小）"
+    charted = ["strategy_lightest_win_rate", "ending_quests_exhausted_rate"]
+    reader = pypdf.PdfReader(io.BytesIO(build_sweep_report(game, result, "en", charted, paper="letter")))
+    assert [round(float(v)) for v in reader.pages[0].mediabox[2:]] == [612, 792]
+    text = "".join(page.extract_text() for page in reader.pages)
+    assert labels[charted[0]] in text and labels[charted[1]] in text and "Every point (95 % intervals)" in text
+    assert "lightest quest first" in text and "seats rotate every game" in text
+    assert not any(m in text for m in charted)      # in words on paper, not as column ids
 
 
 def test_cli_refuses_clearly(tmp_path):

@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import CardgenError
 from ..files import write_atomic
+from ..langs import DEFAULT as DEFAULT_LANG
 from .overrides import GameSource, Refused, Vary, format_overrides, point_key
 from .metrics import Z95, wilson
 
@@ -98,7 +99,8 @@ def plan_points(spec: SweepSpec) -> list[dict[str, Any]]:
 
 # --- metrics --------------------------------------------------------------------------------
 
-def _slug(text: str) -> str:
+def metric_slug(text: str) -> str:
+    """An ending or policy as it appears in a metric's name (ending_<slug>_rate)."""
     return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_").lower()
 
 
@@ -135,16 +137,16 @@ def metrics_of(report: dict[str, Any], endings: Sequence[str] = ()) -> dict[str,
         rate("success_rate", coop["successes"])
         mean("success_score", coop["scores_of_successes"])
     for seat, counts in report.get("scores", {}).items():
-        mean(f"{_slug(seat).replace('seat_', 'seat')}_mean_score", counts)
+        mean(f"{metric_slug(seat).replace('seat_', 'seat')}_mean_score", counts)
     mean("length_mean", report.get("length_counts", {}))
     length = report["length"]
     for q in ("min", "p10", "p25", "p50", "p75", "p90", "max"):
         out[f"length_{q}"] = length[q]
     for ending in endings or sorted(report.get("endings", {})):
-        rate(f"ending_{_slug(ending)}_rate", report.get("endings", {}).get(ending, 0))
+        rate(f"ending_{metric_slug(ending)}_rate", report.get("endings", {}).get(ending, 0))
     for row in report.get("strategies", []):
-        rate(f"strategy_{_slug(row['policy'])}_win_rate", row["wins"], row["seat_games"])
-        out[f"strategy_{_slug(row['policy'])}_mean_score"] = row["mean_score"]
+        rate(f"strategy_{metric_slug(row['policy'])}_win_rate", row["wins"], row["seat_games"])
+        out[f"strategy_{metric_slug(row['policy'])}_mean_score"] = row["mean_score"]
     return out
 
 
@@ -482,8 +484,10 @@ __all__ = ["SweepSpec", "SweepResult", "Progress", "run_sweep", "plan_points", "
 def sweep_command(game: str, *, varies: Sequence[str], samples: int | None, sampling: str, count: int, seed: int,
                   players: int | None, variant: str | None, policies: Sequence[str], rotate_seats: bool, target: str | None,
                   metrics: Sequence[str], fmt: str, output: str | None, out_dir: str, results_dir: str | None, no_report: bool,
-                  executor: str, scheduler: str | None, workers: int | None) -> SweepResult:
-    """`cardgen sweep`: run, print or write the table, write the report; progress on stderr."""
+                  executor: str, scheduler: str | None, workers: int | None, lang: str = DEFAULT_LANG,
+                  paper: str = "a4") -> SweepResult:
+    """`cardgen sweep`: run, print or write the table, write the report (in `lang`, on `paper`);
+    progress on stderr."""
     import sys
 
     from .executors import make_executor
@@ -515,7 +519,7 @@ def sweep_command(game: str, *, varies: Sequence[str], samples: int | None, samp
         write_parquet(result, output)
         sys.stderr.write(f"wrote {output}\n")
     else:
-        text = {"text": lambda: table_text(result, _chart_metrics(result, metrics)), "csv": lambda: table_csv(result),
+        text = {"text": lambda: table_text(result, chart_metrics(result, metrics)), "csv": lambda: table_csv(result),
                 "json": lambda: table_json(result)}[fmt]()
         if output:
             write_atomic(output, (text if text.endswith("\n") else text + "\n").encode())
@@ -523,14 +527,16 @@ def sweep_command(game: str, *, varies: Sequence[str], samples: int | None, samp
         else:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if not no_report:
-        from .sweep_report import write_sweep_report
+        from ..load import load_game
+        from ..render.documents.sweep_report import write_sweep_report
 
-        path = write_sweep_report(result, Path(out_dir) / result.game_id / f"{result.game_id}-sweep.pdf", metrics)
+        path = write_sweep_report(load_game(game), result, Path(out_dir) / result.game_id / f"{result.game_id}-sweep.pdf",
+                                  lang, metrics, paper)
         sys.stderr.write(f"wrote {path}\n")
     return result
 
 
-def _chart_metrics(result: SweepResult, metrics: Sequence[str]) -> list[str]:
+def chart_metrics(result: SweepResult, metrics: Sequence[str]) -> list[str]:
     names = result.metric_names()
     chosen = [resolve_metric(m, names, "--metric") for m in metrics] or [primary_metric(result)]
     return chosen + [c.metric for c in result.targets if c.metric not in chosen]

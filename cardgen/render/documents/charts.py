@@ -21,7 +21,10 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from reportlab.lib.units import mm
+
 from ...fonts import FONT_FILES, GOTHIC, fonts_dir
+from .pages import MARGIN, PageWriter
 
 FAMILY = "IPAexGothic"
 BAR = "#4c72b0"
@@ -83,9 +86,9 @@ def percent(value: float, decimals: int = 0) -> str:
     return f"{value * 100:.{decimals}f}%"
 
 
-def _figure(plt, width: float, height: float):
-    fig = plt.figure(figsize=(width / 72, height / 72))
-    return fig
+def figure(plt, width: float, height: float):
+    """A matplotlib figure of `width` x `height` points: the size it takes on the page."""
+    return plt.figure(figsize=(width / 72, height / 72))
 
 
 def bar_figure(plt, bars: Sequence[Bar], width: float, height: float, *, value_label: str, category_label: str = "",
@@ -96,7 +99,7 @@ def bar_figure(plt, bars: Sequence[Bar], width: float, height: float, *, value_l
     names (endings, strategies)."""
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-    fig = _figure(plt, width, height)
+    fig = figure(plt, width, height)
     ax = fig.add_subplot()
     positions = list(range(len(bars)))
     values = [b.value for b in bars]
@@ -198,7 +201,7 @@ def histogram_figure(plt, counts: dict[int, int], width: float, height: float, *
     axis: a bar covers its bin, ticks fall on bin edges at round numbers, counts on an integer axis."""
     from matplotlib.ticker import MaxNLocator, MultipleLocator
 
-    fig = _figure(plt, width, height)
+    fig = figure(plt, width, height)
     ax = fig.add_subplot()
     if counts:
         size, grouped = bins(counts, max_bins)
@@ -289,3 +292,38 @@ def place_charts(document: bytes, placements: Sequence[Placement]) -> bytes:
     buffer = io.BytesIO()
     writer.write(buffer)
     return buffer.getvalue()
+
+
+# --- charts on the document kit's pages -----------------------------------------------------------
+
+ROW_GAP = 6 * mm
+TITLE_SIZE = 9.5
+
+
+class ChartRows:
+    """Rows of one or two charts flowing down the writer's pages; `placements` says where each
+    chart's PDF goes once the ReportLab pages are finished."""
+
+    def __init__(self, writer: PageWriter):
+        self.writer = writer
+        self.plt = pyplot()
+        self.placements: list[Placement] = []
+
+    def widths(self, count: int) -> float:
+        return (self.writer.width - ROW_GAP * (count - 1)) / count
+
+    def row(self, items: list[tuple[str, object]]) -> None:
+        """Draw one row: each (title, figure) side by side, titles above, kept on one page."""
+        writer = self.writer
+        charts = [to_chart(self.plt, fig) for _title, fig in items]
+        height = max(c.height for c in charts)
+        title_h = TITLE_SIZE * 1.6
+        writer.ensure(title_h + height + 3 * mm)
+        x = MARGIN
+        for (title, _fig), chart in zip(items, charts):
+            writer.canvas.setFont(writer.font, TITLE_SIZE)
+            writer.canvas.setFillColorRGB(0.15, 0.15, 0.15)
+            writer.canvas.drawString(x, writer.y - TITLE_SIZE, title)
+            self.placements.append(Placement(writer.page - 1, x, writer.y - title_h - chart.height, chart))
+            x += chart.width + ROW_GAP
+        writer.y -= title_h + height + 3 * mm

@@ -23,8 +23,8 @@ from ...files import write_atomic
 from ... import words
 from ...model import Game
 from ...analysis.metrics import skill_table
-from .charts import BAR_ALT, Bar, Placement, bar_figure, histogram_figure, percent, place_charts, pyplot, to_chart
-from .pages import MARGIN, PageWriter, text_of
+from .charts import BAR_ALT, Bar, ChartRows, bar_figure, histogram_figure, percent, place_charts
+from .pages import PageWriter, text_of
 from ...errors import DataError, Problem
 from ...io.schema import Bool, List, Map, OneOf, Int, Str
 from .playtest import TEXT, load_spec
@@ -149,39 +149,6 @@ def _policies(values, lang: str, game: Game) -> str:
 
 
 # --- charts -------------------------------------------------------------------------------------
-
-ROW_GAP = 6 * mm
-TITLE_SIZE = 9.5
-
-
-class ChartRows:
-    """Rows of one or two charts flowing down the writer's pages; `placements` says where each
-    chart's PDF goes once the ReportLab pages are finished."""
-
-    def __init__(self, writer: PageWriter):
-        self.writer = writer
-        self.plt = pyplot()
-        self.placements: list[Placement] = []
-
-    def widths(self, count: int) -> float:
-        return (self.writer.width - ROW_GAP * (count - 1)) / count
-
-    def row(self, items: list[tuple[str, object]]) -> None:
-        """Draw one row: each (title, figure) side by side, titles above, kept on one page."""
-        writer = self.writer
-        charts = [to_chart(self.plt, fig) for _title, fig in items]
-        height = max(c.height for c in charts)
-        title_h = TITLE_SIZE * 1.6
-        writer.ensure(title_h + height + 3 * mm)
-        x = MARGIN
-        for (title, _fig), chart in zip(items, charts):
-            writer.canvas.setFont(writer.font, TITLE_SIZE)
-            writer.canvas.setFillColorRGB(0.15, 0.15, 0.15)
-            writer.canvas.drawString(x, writer.y - TITLE_SIZE, title)
-            self.placements.append(Placement(writer.page - 1, x, writer.y - title_h - chart.height, chart))
-            x += chart.width + ROW_GAP
-        writer.y -= title_h + height + 3 * mm
-
 
 FULL_H = 54 * mm
 HALF_H = 58 * mm
