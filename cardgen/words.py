@@ -220,7 +220,9 @@ def policy_label(spec: str, lang: str, game: Game | None = None) -> str:
     parts = []
     for index, part in enumerate(settings.split(":")):
         if index == 0 and part.isdigit():
-            parts.append(word("common.samples" if name == "rollout" else "common.iterations", lang, game, n=part))
+            from .engine.agents import counted
+
+            parts.append(word(f"common.{counted(name)}", lang, game, n=part))
         elif index == 1 and part:
             parts.append(word("common.rollouts", lang, game, policy=label("policy", part, lang, game)))
         else:

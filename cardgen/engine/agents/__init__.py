@@ -30,7 +30,12 @@ from ..bots import make_policy, policy_names
 DEFAULT_ITERATIONS = 200
 DEFAULT_SAMPLES = 64           # rollout: sampled futures per decision
 MAX_ITERATIONS = 1_000_000
-AGENTS = ("ismcts", "ismcts-keep", "rollout", "openspiel-ismcts", "openspiel-mcts")
+# Each agent and what its first setting counts, with its default: search iterations per move, or
+# (the rollout agent) sampled futures per decision. words.policy_label prints the count by it.
+COUNTS = {"ismcts": ("iterations", DEFAULT_ITERATIONS), "ismcts-keep": ("iterations", DEFAULT_ITERATIONS),
+          "rollout": ("samples", DEFAULT_SAMPLES), "openspiel-ismcts": ("iterations", DEFAULT_ITERATIONS),
+          "openspiel-mcts": ("iterations", DEFAULT_ITERATIONS)}
+AGENTS = tuple(COUNTS)
 WITH_BOT = ("ismcts", "ismcts-keep", "rollout")     # the agents whose third field names a bot
 
 
@@ -49,7 +54,12 @@ class PolicySpec:
 
 def known_policies(module: Any) -> list[str]:
     """The names to show in an error message: the game's bots and the generic agents."""
-    return sorted(set(policy_names(module)) | {"random", "first"}) + [f"{a}[:iterations]" for a in AGENTS]
+    return sorted(set(policy_names(module)) | {"random", "first"}) + [f"{a}[:{counted(a)}]" for a in AGENTS]
+
+
+def counted(kind: str) -> str:
+    """What an agent's first setting counts ("iterations" or "samples"); "iterations" for any other name."""
+    return COUNTS[kind][0] if kind in COUNTS else "iterations"
 
 
 def parse_policy(module: Any, name: str) -> PolicySpec:
@@ -62,7 +72,7 @@ def parse_policy(module: Any, name: str) -> PolicySpec:
             return PolicySpec(text)
         raise ValueError(f"no policy {text!r}; choose from {', '.join(known_policies(module))}")
     parts = rest.split(":") if rest else []
-    iterations = DEFAULT_SAMPLES if head == "rollout" else DEFAULT_ITERATIONS
+    iterations = COUNTS[head][1]
     rollout = "random"
     if parts:
         try:
