@@ -243,7 +243,7 @@ def _heat_figure(plt, width: float, rows: list[dict], paths: list[str], metric: 
     ax.set_yticks(range(len(ys_vals)), [_value(v) for v in ys_vals])
     ax.set_xlabel(paths[0])
     ax.set_ylabel(paths[1])
-    fig.subplots_adjust(left=0.14, right=0.99, top=0.96, bottom=0.13)
+    fig.subplots_adjust(left=0.14, right=0.93, top=0.96, bottom=0.13)  # room for the colour bar's numbers
     fit_tick_labels(fig, ax)
     return fig
 
