@@ -549,11 +549,14 @@ class BuildWorkers:
 
 
 @contextlib.contextmanager
-def build_workers(workers: int | None = None) -> Iterator[BuildWorkers | None]:
+def build_workers(workers: int | None = None, games: int | None = None) -> Iterator[BuildWorkers | None]:
     """`workers` processes for `build_games` (default: all cores; None for one), started now, so
-    that they import the renderers and read the fonts while the caller loads its games.  On an
-    exception in the block (Ctrl-C above all) they are stopped at once."""
+    that they import the renderers and read the fonts while the caller loads its games; no more
+    than `games` games can keep busy (each splits into at most four tasks).  On an exception in
+    the block (Ctrl-C above all) they are stopped at once."""
     workers = default_workers() if workers is None else workers
+    if games is not None:
+        workers = min(workers, games * (len(_DECK_GROUPS) + 2))
     if workers <= 1:
         yield None
         return

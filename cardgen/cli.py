@@ -267,8 +267,9 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
         options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
     if no_cache:
         options = replace(options, cache=False)
-    with build_workers(workers) as pool:  # started first: they warm up while the games load
-        loaded = [load_game(spec) for spec in games_or_all(games)]
+    specs = games_or_all(games)
+    with build_workers(workers, len(specs)) as pool:  # started first: they warm up while the games load
+        loaded = [load_game(spec) for spec in specs]
         for game in loaded:
             check_build(game, options)
         total = sum(work_units(game, options) for game in loaded)

@@ -81,6 +81,17 @@ def test_games_are_built_whole_unless_one_is_more_than_its_share(games):
     assert estimated_cost(llll, ("png",)) == estimated_cost(llll, ("shop", "png"))  # PNGs need the print-shop PDF drawn
 
 
+def test_build_workers_start_no_more_processes_than_the_games_can_use(games, tmp_path):
+    from cardgen.build import build_workers
+
+    with build_workers(1) as none:
+        assert none is None                                   # one worker: the build runs in this process
+    with build_workers(16, games=1) as pool:                  # one game splits into at most four tasks
+        assert pool is not None and pool.processes == 4
+        results = build_games(games[:1], make_options(out=tmp_path / "p", outputs=("sheets", "rules")), pool=pool)
+    assert [p.name for p in results[0].files] == ["alice-cards-a4.pdf", "alice-rules-ja.pdf", "alice-rules-en.pdf"]
+
+
 def test_a_subset_of_outputs_in_parallel_equals_serial(games, tmp_path):
     for outputs in (("sheets",), ("png", "rules"), ("shop", "standard", "playtest")):
         a = build_games(games, make_options(out=tmp_path / "a", outputs=outputs), workers=1)
