@@ -234,3 +234,29 @@ def test_round_counts_without_an_engine_that_knows_them_are_refused_at_their_lin
     with pytest.raises(CardgenError) as info:
         build_playtest(load_game(str(folder)), "en")
     assert f"playtest.yaml:{line}:" in str(info.value) and "most_rounds" in str(info.value)
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_a_measuring_pass_moves_past_a_block_that_fits_as_drawing_it_would(game_id):
+    """_row_scale measures a sheet on scratch pages; a block that fits on one page is not laid out a
+    second time there, only passed over (it takes the same room wherever it starts). Checked for
+    every block of every sheet, from the top of a page and from a lower start."""
+    from cardgen.render.documents import playtest
+
+    game = load_game(game_id)
+    spec, _ = playtest.load_playtest(game)
+    checked = 0
+    for sheet in spec.get("sheets", []):
+        for block in sheet.get("blocks", []):
+            if "text" in block:
+                continue
+            for lowered in (0.0, 60.0):
+                a, b = playtest._scratch(game, "ja", "a4"), playtest._scratch(game, "ja", "a4")
+                a.y -= lowered
+                b.y -= lowered
+                playtest._draw_block(a, game, "ja", block)       # measured, then passed over when it fits
+                b.draws = True                                   # the same block laid out in full on a page that draws
+                playtest._draw_block(b, game, "ja", block)
+                assert (a.page, round(a.y, 6)) == (b.page, round(b.y, 6)), (sheet.get("title"), block.keys())
+                checked += 1
+    assert checked

@@ -272,6 +272,10 @@ def _keep_together(writer: PageWriter, game: Game, lang: str, draw: Any, keep: b
     draw(scratch, False)
     fits = scratch.page == 1
     writer.ensure(top - scratch.y if fits else 40 * mm)
+    if fits and not writer.draws:
+        # a block that fits takes the same room wherever it starts: a measuring writer only moves on
+        writer.y -= top - scratch.y
+        return
     draw(writer, not fits)
 
 
