@@ -113,18 +113,24 @@ def _overflowing(game, card_id):
     return dataclasses.replace(game, cards=cards)
 
 
-def test_an_overflow_in_parallel_is_the_serial_error_and_writes_nothing_of_the_game(games, tmp_path):
-    alice, llll = games
+@pytest.mark.parametrize("partner, broken_whole", [("alice", False), ("requiem", True)])
+def test_an_overflow_in_parallel_is_the_serial_error_and_writes_nothing_of_the_game(games, tmp_path, partner, broken_whole):
+    from cardgen.build import _tasks
+
+    llll = games[1]
+    other = load_game(partner)
     broken = _overflowing(llll, "LL03")
     options = make_options(out=tmp_path / "p")
+    # beside alice the broken game is split into tasks by output; beside the bigger requiem it is one task
+    assert [t.whole for t in _tasks([other, broken], options, 2) if t.game_index == 1] == ([True] if broken_whole else [False] * 4)
     with pytest.raises(CardgenError) as serial:
         build_game(broken, make_options(out=tmp_path / "s"))
     with pytest.raises(CardgenError) as parallel:
-        build_games([alice, broken], options, workers=2)
+        build_games([other, broken], options, workers=2)
     assert parallel.value.problems == serial.value.problems
     assert any(p.location is not None and "cards.yaml" in str(p.location) for p in parallel.value.problems)
     assert not (tmp_path / "p" / "llll").exists() or not list((tmp_path / "p" / "llll").rglob("*.*"))
-    assert (tmp_path / "p" / "alice" / "alice-rules-en.pdf").exists()  # the other game is whole
+    assert (tmp_path / "p" / partner / f"{partner}-rules-en.pdf").exists()  # the other game is whole
     assert not list(tmp_path.rglob("*.tmp"))
 
 
