@@ -64,7 +64,7 @@ class BuildOptions:
     tts_url: str | None = None  # where the TTS sheets are hosted; None: file:// URIs of OUT/<game>/tts/
     card_thickness_mm: float = 0.30  # per card, for the tuck box's depth
     imposition: str = "duplex"  # home sheets: duplex, gutterfold or simplex
-    ink_saver: bool = False  # home sheets: pale fills, no full-bleed backgrounds
+    ink_saver: bool = False  # home sheets: pale fills and pictures, no full-bleed backgrounds
     corner_guides: float | None = None  # home sheets: rounded-corner cut guides of this radius (mm)
     cache: bool = True  # reuse unchanged outputs from OUT/.cache/<game>/ (cardgen/cache.py), and keep new ones there
 

@@ -244,7 +244,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--tts-url", help="Base URL where the tts/ images are hosted (default: file:// URIs of OUT/<game>/tts/).")
 @click.option("--card-thickness", type=float, default=0.30, show_default=True, help="Thickness of one card in mm, for the tuck box.")
 @click.option("--imposition", type=click.Choice(["duplex", "gutterfold", "simplex"]), default="duplex", show_default=True, help="Home sheets: double-sided, fronts and backs folded together, or fronts then backs single-sided.")
-@click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and no full-bleed backgrounds (same geometry).")
+@click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and pictures and no full-bleed backgrounds (same geometry).")
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Processes building games and outputs in parallel (default: all cores); the files do not depend on it.")
 @click.option("--no-cache", is_flag=True, help="Draw everything afresh: neither read nor write OUT/.cache/<game>/ (the files are the same either way).")

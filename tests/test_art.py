@@ -285,3 +285,30 @@ def test_full_bleed_art_reaches_into_the_bleed(art_game):
     assert near(pixel(image, 65.5, 90.5), BLUE)
     layout.write_text(layout.read_text(encoding="utf-8").replace("bleed: true}", "bleed: false}"), encoding="utf-8")
     assert near(pixel(page_image(shop(art_game), 1), -2.5, -2.5), (255, 255, 255))  # without bleed: the white field
+
+
+def test_ink_saver_sheets_pale_raster_art_as_they_pale_fills(art_game):
+    """--ink-saver: a PNG or JPEG picture keeps 40 % of its colour (INK_ART_KEEP), like a fill;
+    the full-colour print-shop file is untouched."""
+    from cardgen.render.print.sheet import INK_ART_KEEP, compute_layout, sheets_pdf
+
+    game = load_game(str(art_game))
+    pairs = faces(game)
+    layout = compute_layout("a4", *card_size_mm(game), None)
+    card_h = card_size_mm(game)[1]
+
+    def art_pixel(pdf: bytes, slot: int, dx_mm: float) -> tuple[int, int, int]:
+        x, y = layout.front_position(slot)          # the trimmed card's lower-left corner, page mm
+        image = pdfium.PdfDocument(pdf)[0].render(scale=10 * 25.4 / 72).to_pil().convert("RGB")
+        top = image.height / 10 - (y + card_h)        # the card's top edge, mm from the page top
+        return image.getpixel((round((x + BOX[0] + dx_mm) * 10), round((top + BOX[1] + BOX[3] / 2) * 10)))
+
+    def pale(rgb):
+        return tuple(round(255 - INK_ART_KEEP * (255 - v)) for v in rgb)
+
+    normal = sheets_pdf(game, pairs, layout, lang="en")
+    saver = sheets_pdf(game, pairs, layout, lang="en", ink_saver=True)
+    # card 1: halves.png, red on its left (cover, anchored left); card 3: blue.jpg, centred
+    assert near(art_pixel(normal, 0, 5), RED) and near(art_pixel(normal, 2, BOX[2] / 2), BLUE)
+    assert near(art_pixel(saver, 0, 5), pale(RED)) and near(art_pixel(saver, 2, BOX[2] / 2), pale(BLUE))
+    assert near(pixel(page_image(shop(art_game), 0), BOX[0] + 5, BOX[1] + BOX[3] / 2), RED)

@@ -519,6 +519,7 @@ INK_FILL_KEEP = 0.3  # a small fill keeps this much of its colour (the rest is w
 INK_STROKE_KEEP = 0.6
 INK_TEXT_DARK = (0.12, 0.12, 0.12)
 INK_BIG_FILL = 0.45  # a fill covering this share of the card is a background: not filled, a pale frame instead
+INK_ART_KEEP = 0.4  # a raster picture keeps this much of its colour, so it is still recognised
 
 
 def _rgb(colour) -> tuple[float, float, float]:
@@ -532,6 +533,23 @@ def _pale(rgb, keep: float) -> tuple[float, float, float]:
     return tuple(1 - keep * (1 - v) for v in rgb)  # type: ignore[return-value]
 
 
+def _pale_image(source, keep: float):
+    """A raster picture (a file path: an art file the loader has read and bounded) with every pixel
+    moved towards white, its transparency kept, for ReportLab's drawImage; anything else as it is."""
+    from pathlib import Path
+
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+
+    if not isinstance(source, (str, Path)):
+        return source
+    with Image.open(source) as image:
+        rgba = image.convert("RGBA")
+    table = [round(255 - keep * (255 - v)) for v in range(256)]
+    r, g, b, a = rgba.split()
+    return ImageReader(Image.merge("RGBA", (r.point(table), g.point(table), b.point(table), a)))
+
+
 def _dark_text(rgb) -> tuple[float, float, float]:
     r, g, b = rgb
     return rgb if 0.299 * r + 0.587 * g + 0.114 * b < 0.55 else INK_TEXT_DARK
@@ -540,8 +558,8 @@ def _dark_text(rgb) -> tuple[float, float, float]:
 class InkSaverCanvas:
     """A canvas for `card.draw_face` that saves ink: fills are pale, a background (a fill
     covering most of the card, usually out to the bleed) becomes a pale frame inside the
-    trim, strokes are lighter, and text is dark (light text on a dark fill turns dark), so
-    every face reads the same on white.  Geometry is untouched: it only changes colours and
+    trim, strokes are lighter, text is dark (light text on a dark fill turns dark) and raster
+    art is paled (vector art through its colours), so every face reads the same on white.  Geometry is untouched: it only changes colours and
     which rectangles are filled.  Everything else goes to the real canvas."""
 
     def __init__(self, canvas: Canvas, trim_mm: tuple[float, float, float, float]):
@@ -575,6 +593,10 @@ class InkSaverCanvas:
 
     def setStrokeColorRGB(self, r, g, b, alpha=None):
         self.setStrokeColor(_rgb_tuple(r, g, b))
+
+    def drawImage(self, image, x, y, width=None, height=None, mask=None, **kw):
+        """A raster picture (card art), paled like a fill; vector art (SVG) is paled by the colour setters."""
+        return self._c.drawImage(_pale_image(image, INK_ART_KEEP), x, y, width, height, mask=mask, **kw)
 
     def _big(self, w: float, h: float) -> bool:
         _, _, tw, th = self._trim
