@@ -52,6 +52,8 @@ def _describe(note: Any) -> str | None:
         return f"{side}: image '{note.src}' is missing"
     if problem == "low-dpi":
         return f"{side}: image '{note.src}' prints at {note.dpi:.0f} dpi (under 300)"
+    if problem == "svg-unsupported":
+        return f"{side}: image '{note.src}': {note.detail}"
     if problem:
         return f"{side}: image '{getattr(note, 'src', '')}': {problem}"
     return None

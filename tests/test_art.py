@@ -207,6 +207,45 @@ def test_good_art_gives_no_warning(art_game):
     assert "art:" not in output
 
 
+def test_svg_features_that_are_not_drawn_warn(art_game):
+    # left half: a pattern of solid red tiles; right half: green under a blur filter
+    _use(art_game, "effects.svg", b"""<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">
+      <defs><pattern id="reds" width="10" height="10" patternUnits="userSpaceOnUse"><rect width="10" height="10" fill="#DC0000"/></pattern>
+        <filter id="soft"><feGaussianBlur stdDeviation="4"/></filter></defs>
+      <rect width="50" height="100" fill="url(#reds)"/>
+      <rect x="50" width="50" height="100" fill="#10A040" style="filter: url(#soft)"/></svg>""")
+    image = page_image(shop(art_game), 8)  # the green card's front; the art spans x 16.5..46.5, y 14..44 mm
+    assert not near(pixel(image, 24, 29), RED)  # what the warning says: the pattern fill is not drawn...
+    assert near(pixel(image, 39, 29), (16, 160, 64))  # ...and the filtered shape is drawn without its effect
+    code, output = _check(art_game)
+    assert code == 0, output
+    line = next(line for line in output.splitlines() if "effects.svg" in line)
+    assert line.startswith("  warn art: ") and "cards.yaml:" in line
+    assert "filter effects" in line and "pattern fills print unfilled" in line and "mask" not in line
+    code, output = _check(art_game, "--strict")
+    assert code == 1 and "FAIL art:" in output
+    out = art_game.parent / "out"
+    result = CliRunner().invoke(cli, ["build", str(art_game), "--out", str(out), "--only", "png"])
+    assert result.exit_code == 0, result.output
+    assert "front: image &#x27;art/effects.svg&#x27;: filter effects" in (out / "art_game" / "preview.html").read_text(encoding="utf-8")
+
+
+def test_a_plain_svg_has_nothing_left_out():
+    from cardgen.render.cards.art import _parse_svg, svg_unsupported
+
+    plain = (FIXTURE / "art" / "green.svg").read_bytes()
+    assert svg_unsupported(_parse_svg(plain, "green.svg", None)) == ()
+    # a pattern defined but unused, or a property merely named like one, is no reason to warn
+    unused = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><pattern id="p" width="1" height="1"/></defs>'
+              b'<rect width="10" height="10" fill="red" class="no-filter" data-mask="url(#x)"/></svg>')
+    assert svg_unsupported(_parse_svg(unused, "u.svg", None)) == ()
+    marked = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><style>line { marker-end: url(#m) }</style>'
+              b'<foreignObject width="5" height="5"/><line x2="9" stroke="black" mask="url(#k)"/></svg>')
+    assert svg_unsupported(_parse_svg(marked, "m.svg", None)) == (
+        "<foreignObject> content is left out", "masks are ignored (masked shapes print whole)",
+        "line markers (arrowheads) are left out")
+
+
 # --- hostile files --------------------------------------------------------------------------------
 
 def _use(folder: Path, name: str, data: bytes | None = None) -> None:

@@ -35,6 +35,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, NamedTuple
 
 
 from ...errors import DataError, Problem
@@ -60,9 +61,10 @@ class ArtNote:
     side: str
     box: str
     src: str
-    problem: str  # "missing" or "low-dpi"
+    problem: str  # "missing", "low-dpi" or "svg-unsupported"
     dpi: float
     location: Location | None
+    detail: str = ""  # svg-unsupported: what of the SVG is not drawn
 
 
 # `check` sets a list here while it lays the faces out; every image drawn reports what is wrong with it.
@@ -77,6 +79,12 @@ class Art:
     kind: str  # "raster" or "svg"
     width: float
     height: float
+    unsupported: tuple[str, ...] = ()  # SVG features the conversion leaves out (see svg_unsupported)
+
+
+class SvgArt(NamedTuple):
+    drawing: Any  # a ReportLab Drawing
+    unsupported: tuple[str, ...]
 
 
 def _error(at: Location | None, message: str) -> DataError:
@@ -110,19 +118,21 @@ def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -
     if size > most:
         raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {most / 1024 / 1024:g} MB")
     if path.suffix.lower() == ".svg":
-        drawing = _svg(path, mtime_ns, size, src, at)
-        return Art(path, "svg", float(drawing.width), float(drawing.height))
+        drawing, unsupported = _svg(path, mtime_ns, size, src, at)
+        return Art(path, "svg", float(drawing.width), float(drawing.height), unsupported)
     return Art(path, "raster", *_raster_size(path.read_bytes(), RASTER_SUFFIXES[path.suffix.lower()], src, at))
 
 
 @lru_cache(maxsize=64)
-def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None):
-    """An SVG file's drawing, converted once per version of the file (drawing it does not change it)."""
+def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -> SvgArt:
+    """An SVG file's drawing and what it leaves out, converted once per version of the file
+    (drawing it does not change it)."""
     with path.open("rb") as f:
         data = f.read(limits.MAX_FILE_BYTES + 1)
     if len(data) > limits.MAX_FILE_BYTES:
         raise _error(at, f"image '{src}' is larger than {limits.MAX_FILE_BYTES / 1024 / 1024:g} MB")
-    return svg_drawing(data, path, src, at)
+    root = _parse_svg(data, src, at)
+    return SvgArt(_render_svg(root, path, src, at), svg_unsupported(root))
 
 
 def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
@@ -202,13 +212,21 @@ def _check_uses(root, bad) -> None:
             raise bad(f"its <use> elements copy more than {MAX_SVG_ELEMENTS:,} elements")
 
 
+def _bad_svg(src: str, at: Location | None, why: str) -> DataError:
+    return _error(at, f"SVG '{src}': {why}; export a plain SVG (paths, shapes, text) without external references")
+
+
 def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
     """A ReportLab Drawing of an SVG file given as bytes (svglib), refusing what could reach outside it."""
+    return _render_svg(_parse_svg(data, src, at), path, src, at)
+
+
+def _parse_svg(data: bytes, src: str, at: Location | None):
+    """The SVG's element tree, refusing what could reach outside it or grow without bound."""
     from lxml import etree
-    from svglib.svglib import SvgRenderer
 
     def bad(why: str) -> DataError:
-        return _error(at, f"SVG '{src}': {why}; export a plain SVG (paths, shapes, text) without external references")
+        return _bad_svg(src, at, why)
 
     if _DTD.search(data):
         raise bad("it has a DOCTYPE or entity declarations")
@@ -236,6 +254,15 @@ def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
         if etree.QName(element).localname == "style" and (why := _css_problem(element.text or "")):
             raise bad(f"a <style> uses {why}")
     _check_uses(root, bad)
+    return root
+
+
+def _render_svg(root, path: Path, src: str, at: Location | None):
+    from svglib.svglib import SvgRenderer
+
+    def bad(why: str) -> DataError:
+        return _bad_svg(src, at, why)
+
     try:
         drawing = SvgRenderer(str(path), external_reference_root=str(path.parent), font_map=_font_map()).render(root)
     except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
@@ -244,6 +271,50 @@ def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
     if not (math.isfinite(width) and math.isfinite(height)) or width <= 0 or height <= 0 or max(width, height) > 1e5:
         raise bad(f"its size {width:g} x {height:g} is not usable (give width/height or a viewBox)")
     return drawing
+
+
+# What svglib leaves out, and what that does to the print: each (pattern over attribute values
+# and style text, sentence).  A drawing program flattens any of them to plain shapes.
+_PROPERTY_URL = r"\s*:\s*url\("
+_UNSUPPORTED_STYLE = (
+    (re.compile(r"(?<![\w-])filter" + _PROPERTY_URL), "filter effects (blur, shadows) are left out"),
+    (re.compile(r"(?<![\w-])mask" + _PROPERTY_URL), "masks are ignored (masked shapes print whole)"),
+    (re.compile(r"(?<![\w-])marker(-start|-mid|-end)?" + _PROPERTY_URL), "line markers (arrowheads) are left out"),
+)
+_UNSUPPORTED_ELEMENTS = {
+    "foreignObject": "<foreignObject> content is left out",
+    "textPath": "text on a path prints on a straight line",
+}
+_PATTERN_FILL = "pattern fills print unfilled"
+
+
+def svg_unsupported(root) -> tuple[str, ...]:
+    """What of this SVG (a parsed tree) svglib does not draw, as sentences for a warning; () if all is drawn."""
+    from lxml import etree
+
+    found: list[str] = []
+    patterns: set[str] = set()
+    styles: list[str] = []  # "property: value" of every attribute and style text
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue
+        name = etree.QName(element).localname
+        if name in _UNSUPPORTED_ELEMENTS and _UNSUPPORTED_ELEMENTS[name] not in found:
+            found.append(_UNSUPPORTED_ELEMENTS[name])
+        if name == "pattern" and element.get("id"):
+            patterns.add(element.get("id"))
+        if name == "style":
+            styles.append(element.text or "")
+        for key, value in element.attrib.items():
+            styles.append(value if key.rsplit("}", 1)[-1] == "style" else f"{key.rsplit('}', 1)[-1]}: {value}")
+    text = "\n".join(styles)
+    for pattern, sentence in _UNSUPPORTED_STYLE:
+        if pattern.search(text):
+            found.append(sentence)
+    if patterns and any(re.search(r"(?<![\w-])(fill|stroke)" + _PROPERTY_URL + r"\s*['\"]?#" + re.escape(p) + r"['\"]?\s*\)", text)
+                        for p in patterns):
+        found.append(_PATTERN_FILL)
+    return tuple(found)
 
 
 # --- placing --------------------------------------------------------------------------------------
@@ -279,6 +350,8 @@ def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit
             notes.append(ArtNote(*note, src, "missing", 0.0, at))
         draw_placeholder(c, src, x, y, w, h)
         return
+    if art.unsupported and notes is not None and note is not None:
+        notes.append(ArtNote(*note, src, "svg-unsupported", 0.0, at, "; ".join(art.unsupported)))
     dx, dy, dw, dh = placement(fit, anchor, art.width, art.height, x, y, w, h)
     if art.kind == "raster" and notes is not None and note is not None and dw > 0 and dh > 0:
         dpi = min(art.width / (dw / 72), art.height / (dh / 72))
@@ -336,7 +409,7 @@ def draw_drawing(c, drawing) -> None:
 def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
     if art.kind == "svg":
         stat = art.path.stat()
-        draw_drawing(c, _svg(art.path, stat.st_mtime_ns, stat.st_size, src, at))
+        draw_drawing(c, _svg(art.path, stat.st_mtime_ns, stat.st_size, src, at).drawing)
     elif _is_cmyk(c):
         # A PDF/X-1a file (--preset dtc) holds DeviceCMYK only: the pixels go through the same profile as its colours.
         from reportlab.lib.utils import ImageReader
@@ -394,7 +467,8 @@ def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> N
 # --- check ----------------------------------------------------------------------------------------
 
 def art_checks(notes: list[ArtNote]) -> list:
-    """One warning per image and problem (missing file, under PRINT_DPI), naming a card and how many others."""
+    """One warning per image and problem (missing file, under PRINT_DPI, SVG features not drawn),
+    naming a card and how many others."""
     from ...checks import CheckResult
 
     first: dict[tuple, ArtNote] = {}
@@ -411,6 +485,9 @@ def art_checks(notes: list[ArtNote]) -> list:
         where = f"card {n.card_id}{more} ({n.side}): image box '{n.box}'"
         if n.problem == "missing":
             message = f"{where}: file '{n.src}' does not exist in the game folder; a grey placeholder is printed instead"
+        elif n.problem == "svg-unsupported":
+            message = (f"{where}: SVG '{n.src}' is not printed as drawn: {n.detail}; "
+                       f"convert them to plain shapes in your drawing program, or use a PNG")
         else:
             message = (f"{where}: '{n.src}' prints at {n.dpi:.0f} dpi, below {PRINT_DPI} dpi (soft in print); "
                        f"use a larger image")
