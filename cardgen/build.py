@@ -419,27 +419,35 @@ def _png_names(labels, target) -> dict[str, str]:
 
 # --- parallel builds ------------------------------------------------------------------------------
 #
-# `build_games` runs games in worker processes, a whole game to a task where it can: a game's
-# outputs share work inside one process (the faces' text layout, fonts' glyph widths), and
-# splitting the four bundled games by output kind cost ~12 % more CPU than building each whole.
-# A game whose estimated cost is more than its share (all games' cost / workers), one game
-# alone say, is split into tasks by output kind: the home sheets; the print-shop PDF with the
-# PNGs and TTS images rasterised from it (one task, so they come from the very PDF a serial
-# build uses) and the calibration page; the rulebooks; the other documents.  Each task is
-# `build_game` (or `_render`) of the game with those outputs, so the files are byte-identical
-# to a single-process build.  A deck task checks the card text itself before it writes; the
-# document tasks render in memory and the parent writes them only when every task of the game
-# has passed, so an overflowing card still writes nothing of its game.  The biggest tasks go
-# first.  The parent holds the OUT/ lock throughout; workers ignore SIGINT (the parent stops
-# them on Ctrl-C) and send their progress through a queue.
+# `build_games` with N workers runs tasks in this process and in N - 1 worker processes: the
+# parent has the games loaded and would otherwise sit idle, and every extra process pays ~0.5 s
+# of CPU for its imports and fonts.  A task is a whole game where it can be: a game's outputs
+# share work inside one process (the faces' text layout, fonts' glyph widths), and splitting the
+# four bundled games by output kind cost ~12 % more CPU than building each whole.  A game is
+# split into tasks by output kind when it is more than its share (all games' cost / workers), one
+# game alone say, and so is the cheapest game when there are more games than workers: its small
+# parts, run last, fill the time the whole games leave on one worker or another.  The tasks of a
+# split game: the home sheets; the print-shop PDF with the PNGs and TTS images rasterised from
+# it (one task, so they come from the very PDF a serial build uses) and the calibration page; the
+# rulebooks; the other documents.  Each task is `build_game` (or `_render`) of the game with
+# those outputs, so the files are byte-identical to a single-process build.  A deck task checks
+# the card text itself before it writes; the document tasks render in memory and the parent
+# writes them only when every task of the game has passed, so an overflowing card still writes
+# nothing of its game.
 #
-# `build_workers` starts the workers before the games load (the CLI does): each imports the
-# renderers and reads the fonts (~0.25 s) while the parent reads the game folders.
+# The biggest tasks go first, each to whoever is free: a dispatcher thread hands the next task to
+# a worker process as soon as one finishes, while the main thread takes the next one itself.  The
+# parent holds the OUT/ lock throughout; workers ignore SIGINT (the parent stops them on Ctrl-C)
+# and send their progress through a queue.
+#
+# `build_workers` starts the worker processes before the games load (the CLI does): each imports
+# the renderers and reads the fonts while the parent reads the game folders.
 
 # Rough CPU cost of each output in ms, per card and per file (measured on the bundled games,
-# 2026-12); the PNG and TTS images need the print-shop PDF drawn even when it is not written.
-_COST_PER_CARD_MS = {"sheets": 0.8, "shop": 0.8, "png": 5.5, "tts": 2.7, "playtest": 1.1}
-_COST_FIXED_MS = {"sheets": 10.0, "shop": 10.0, "rules": 180.0, "standard": 15.0, "playtest": 15.0, "tuckbox": 5.0}
+# 2026-12-01); the PNG and TTS images need the print-shop PDF drawn even when it is not written.
+_COST_PER_CARD_MS = {"sheets": 3.1, "shop": 2.9, "png": 14.0, "tts": 6.5, "playtest": 2.4}
+_COST_FIXED_MS = {"sheets": 15.0, "shop": 25.0, "png": 100.0, "tts": 130.0, "rules": 1100.0, "standard": 50.0,
+                  "playtest": 80.0, "tuckbox": 15.0}
 _DECK_GROUPS = (("sheets",), ("shop", "png", "tts"))
 _RULES_GROUP = ("rules",)
 # What every task needs first; a worker imports it while the parent loads the games.
@@ -475,11 +483,16 @@ def estimated_cost(game: Game, outputs: Iterable[str]) -> float:
 
 
 def _tasks(games: list[Game], options: BuildOptions, workers: int) -> list[_Task]:
+    """The tasks of a parallel build, biggest first."""
     costs = [estimated_cost(game, options.outputs) for game in games]
     share = sum(costs) / max(1, workers)
+    split = {gi for gi, cost in enumerate(costs) if cost > share}
+    whole = [gi for gi in range(len(games)) if gi not in split]
+    if len(games) > workers and whole:
+        split.add(min(whole, key=lambda gi: (costs[gi], -gi)))  # the cheapest (the last of equals) fills the gaps
     tasks = []
     for gi, game in enumerate(games):
-        if costs[gi] <= share:
+        if gi not in split:
             tasks.append(_Task(gi, 0, options, deferred=False, cost=costs[gi], whole=True))
             continue
         wanted = set(options.outputs)
@@ -495,7 +508,7 @@ def _tasks(games: list[Game], options: BuildOptions, workers: int) -> list[_Task
                 continue
             sub = replace(options, outputs=group, calibration=options.calibration and order == calibration_at)
             tasks.append(_Task(gi, order, sub, deferred=order >= len(_DECK_GROUPS), cost=estimated_cost(game, group)))
-    return tasks
+    return sorted(tasks, key=lambda t: -t.cost)
 
 
 _progress_queue = None
@@ -513,13 +526,18 @@ def _init_build_worker(queue) -> None:
     register_fonts()
 
 
-def _run_task(game: Game, task: _Task):
-    queue = _progress_queue
-    step = (lambda n: queue.put(n)) if queue is not None else (lambda n: None)
+def _run_task(game: Game, task: _Task, step: Callable[[int], None]):
+    """What a task makes: the BuildResult, and the documents its parent writes (deferred tasks)."""
     if task.deferred:
         rendered = _render(game, task.options, step, _build_cache(game, task.options))
         return rendered.result, rendered.pending
     return build_game(game, task.options, step, lock=False), []
+
+
+def _run_worker_task(game: Game, task: _Task):
+    """`_run_task` in a worker process, its progress sent to the parent."""
+    queue = _progress_queue
+    return _run_task(game, task, (lambda n: queue.put(n)) if queue is not None else (lambda n: None))
 
 
 def _merge(parts: list[BuildResult]) -> BuildResult:
@@ -541,7 +559,8 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
 
 @dataclass(frozen=True)
 class BuildWorkers:
-    """Worker processes of `build_games` (from `build_workers`) and the queue of their progress."""
+    """The worker processes of `build_games` (from `build_workers`), the queue of their progress,
+    and how many workers build: the processes and this one."""
 
     pool: Any
     queue: Any
@@ -550,10 +569,10 @@ class BuildWorkers:
 
 @contextlib.contextmanager
 def build_workers(workers: int | None = None, games: int | None = None) -> Iterator[BuildWorkers | None]:
-    """`workers` processes for `build_games` (default: all cores; None for one), started now, so
-    that they import the renderers and read the fonts while the caller loads its games; no more
-    than `games` games can keep busy (each splits into at most four tasks).  On an exception in
-    the block (Ctrl-C above all) they are stopped at once."""
+    """`workers` workers for `build_games` (default: all cores; None for one): this process and
+    `workers` - 1 processes started now, so that they import the renderers and read the fonts
+    while the caller loads its games; no more than `games` games can keep busy (each splits into
+    at most four tasks).  On an exception in the block (Ctrl-C above all) they are stopped at once."""
     workers = default_workers() if workers is None else workers
     if games is not None:
         workers = min(workers, games * (len(_DECK_GROUPS) + 2))
@@ -565,14 +584,14 @@ def build_workers(workers: int | None = None, games: int | None = None) -> Itera
     from .workers import worker_pool
 
     queue = multiprocessing.get_context().SimpleQueue()
-    with worker_pool(workers, _init_build_worker, (queue,)) as pool:
+    with worker_pool(workers - 1, _init_build_worker, (queue,)) as pool:
         yield BuildWorkers(pool, queue, workers)
 
 
 def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable[[int], None] | None = None,
                 workers: int | None = None, pool: BuildWorkers | None = None) -> list[BuildResult]:
-    """`build_game` for every game, in `workers` processes (default: all cores, or those of
-    `pool`; 1: in this process).
+    """`build_game` for every game, by `workers` workers (default: all cores, or those of `pool`;
+    1: in this process alone).
 
     The files are byte-identical whatever the number of workers.  Raises the first failing
     game's CardgenError (in the order of `games`) after every task has finished.
@@ -593,55 +612,110 @@ def build_games(games: Iterable[Game], options: BuildOptions, progress: Callable
 
 
 def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], options: BuildOptions,
-              step: Callable[[int], None]) -> list[BuildResult]:
-    queue = workers.queue
+              progress: Callable[[int], None]) -> list[BuildResult]:
+    import threading
+
+    pending = list(tasks)  # biggest first; taken from the front by the dispatcher and the main thread
+    taking = threading.Lock()
+    stepping = threading.Lock()  # the progress callback is called from both threads
     parts: dict[int, dict[int, tuple]] = {gi: {} for gi in range(len(games))}
     errors: dict[tuple[int, int], BaseException] = {}
-    needed = {gi: sum(1 for t in tasks if t.game_index == gi) for gi in range(len(games))}
-    whole = {t.game_index for t in tasks if t.whole}
-    results: dict[int, BuildResult] = {}
+    done: list[tuple[_Task, bool, Any]] = []  # finished tasks not yet taken in by the main thread
+    all_done = threading.Event()
+    stop = threading.Event()
+    queue = workers.queue
 
-    def drain() -> None:
-        while not queue.empty():
-            step(queue.get())
+    def step(n: int) -> None:
+        with stepping:
+            progress(n)
 
-    def finish(gi: int) -> None:
-        """Every task of game gi has passed: write its documents, merge its results."""
-        done = [parts[gi][k] for k in sorted(parts[gi])]
-        if gi in whole:
-            results[gi] = done[0][0]
-            return
-        for result, pending in done:
-            for path, data in pending:
-                result.files.append(_write(options.out_dir, path, data))
-        results[gi] = _merge([result for result, _ in done])
+    def take() -> _Task | None:
+        with taking:
+            return pending.pop(0) if pending else None
 
-    with output_lock(options.out_dir):
-        for game in games:
-            _remove_temp_files(options.out_dir / game.id)
-        ordered = sorted(tasks, key=lambda t: -t.cost)
-        running = [(t, workers.pool.apply_async(_run_task, (games[t.game_index], t))) for t in ordered]
-        while running:
-            drain()
+    def finished(task: _Task, ok: bool, value: Any) -> None:
+        with taking:
+            done.append((task, ok, value))
+            if len(done) + sum(len(p) for p in parts.values()) + len(errors) == len(tasks):
+                all_done.set()
+
+    def dispatch() -> None:
+        """Keep every worker process busy with the next pending task; pass their progress on."""
+        running: list[tuple[_Task, Any]] = []
+        idle = workers.processes - 1
+        while not stop.is_set():
+            while not queue.empty():
+                step(queue.get())
             still = []
             for task, handle in running:
                 if not handle.ready():
                     still.append((task, handle))
                     continue
                 try:
-                    parts[task.game_index][task.order] = handle.get()
-                except Exception as exc:  # reported below, in game order, once every task is done
-                    errors[(task.game_index, task.order)] = exc
-                    continue
-                gi = task.game_index
-                if len(parts[gi]) == needed[gi] and not any(k[0] == gi for k in errors):
-                    drain()
-                    finish(gi)
-            if still and len(still) == len(running):
-                still[0][1].wait(0.05)
+                    finished(task, True, handle.get())
+                except Exception as exc:  # reported in game order once every task is done
+                    finished(task, False, exc)
+                idle += 1
             running = still
-        drain()
-        if options.cache:  # the workers wrote without the lock's holder pruning (build_game with lock=False)
+            while idle:
+                task = take()
+                if task is None:
+                    break
+                running.append((task, workers.pool.apply_async(_run_worker_task, (games[task.game_index], task))))
+                idle -= 1
+            if running:
+                running[0][1].wait(0.02)
+            else:
+                stop.wait(0.02)
+        while not queue.empty():
+            step(queue.get())
+
+    def take_in() -> None:
+        """Record the finished tasks; write and merge each game whose tasks have all passed."""
+        with taking:
+            newly = list(done)
+            done.clear()
+            for task, ok, value in newly:
+                if ok:
+                    parts[task.game_index][task.order] = value
+                else:
+                    errors[(task.game_index, task.order)] = value
+        for gi in {task.game_index for task, ok, _ in newly if ok}:
+            if gi not in results and len(parts[gi]) == needed[gi] and not any(k[0] == gi for k in errors):
+                finish(gi)
+
+    def finish(gi: int) -> None:
+        done_parts = [parts[gi][k] for k in sorted(parts[gi])]
+        if gi in whole:
+            results[gi] = done_parts[0][0]
+            return
+        for result, pending_files in done_parts:
+            for path, data in pending_files:
+                result.files.append(_write(options.out_dir, path, data))
+        results[gi] = _merge([result for result, _ in done_parts])
+
+    needed = {gi: sum(1 for t in tasks if t.game_index == gi) for gi in range(len(games))}
+    whole = {t.game_index for t in tasks if t.whole}
+    results: dict[int, BuildResult] = {}
+    with output_lock(options.out_dir):
+        for game in games:
+            _remove_temp_files(options.out_dir / game.id)
+        dispatcher = threading.Thread(target=dispatch, name="cardgen-build-dispatch", daemon=True)
+        dispatcher.start()
+        try:
+            while (task := take()) is not None:
+                try:
+                    finished(task, True, _run_task(games[task.game_index], task, step))
+                except Exception as exc:
+                    finished(task, False, exc)
+                take_in()
+            while not all_done.wait(0.05):
+                take_in()
+        finally:
+            stop.set()
+            dispatcher.join()
+        take_in()
+        if options.cache:  # the tasks wrote without the lock's holder pruning (build_game with lock=False)
             from .cache import cache_for
 
             for game in games:

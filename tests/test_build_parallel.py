@@ -61,15 +61,20 @@ def test_files_are_byte_identical_across_worker_counts(games, tmp_path):
     assert not list(tmp_path.rglob("*.tmp"))
 
 
-def test_games_are_built_whole_unless_one_is_more_than_its_share(games):
+def test_games_are_built_whole_unless_one_is_more_than_its_share_or_the_cheapest(games):
     """A game's outputs share work in one process, so a game is one task; a game bigger than its
-    share of the workers (a game alone) is split by output kind, the documents written last."""
+    share of the workers (a game alone) is split by output kind, the documents written last, and
+    so is the cheapest game when there are more games than workers (its parts fill the gaps)."""
     from cardgen.build import _tasks, estimated_cost
 
     options = make_options(out="unused")
     alice, llll = games
-    assert [(t.game_index, t.whole) for t in _tasks([alice, alice, llll, llll], options, 2)] == [(i, True) for i in range(4)]
-    alone = _tasks([llll], options, 2)
+    four = _tasks([alice, alice, llll, llll], options, 2)
+    assert sorted({t.game_index for t in four if t.whole}) == [0, 2, 3]   # the second alice (cheapest, last of equals) is split
+    assert sorted(t.order for t in four if t.game_index == 1) == [0, 1, 2, 3]
+    assert [t.cost for t in four] == sorted((t.cost for t in four), reverse=True)  # biggest first
+    assert all(t.whole for t in _tasks([alice, alice, alice], options, 3))  # as many workers as games, each its share: nothing to fill
+    alone = sorted(_tasks([llll], options, 2), key=lambda t: t.order)
     assert {t.game_index for t in alone} == {0} and not any(t.whole for t in alone)
     assert [t.options.outputs for t in alone] == [("sheets",), ("shop", "png", "tts"), ("rules",), ("standard", "playtest", "tuckbox")]
     assert [t.deferred for t in alone] == [False, False, True, True]
@@ -88,6 +93,7 @@ def test_build_workers_start_no_more_processes_than_the_games_can_use(games, tmp
         assert none is None                                   # one worker: the build runs in this process
     with build_workers(16, games=1) as pool:                  # one game splits into at most four tasks
         assert pool is not None and pool.processes == 4
+        assert len(pool.pool._pool) == 3                      # this process builds too: three more processes
         results = build_games(games[:1], make_options(out=tmp_path / "p", outputs=("sheets", "rules")), pool=pool)
     assert [p.name for p in results[0].files] == ["alice-cards-a4.pdf", "alice-rules-ja.pdf", "alice-rules-en.pdf"]
 
