@@ -10,6 +10,7 @@ is refused before anything walks it. No tag can construct a Python object. Every
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import re
@@ -92,7 +93,9 @@ def compose(text: str, shown: str) -> yaml.Node | None:
 
     Returns None for an empty document.
     """
-    loader = _Loader(text)
+    stream = io.StringIO(text)
+    stream.name = shown  # the loader's marks then name the file as a message shows it
+    loader = _Loader(stream)
     try:
         return _Composer(loader, shown).document()
     except _ComposeError as exc:
@@ -117,9 +120,6 @@ class _Composer:
         self.anchors: dict[str, yaml.Node] = {}
         self.sizes: dict[int, int] = {}  # expanded size of each finished collection node
         self.expanded = 0
-
-    def _mark(self, mark: Any) -> yaml.Mark:
-        return yaml.Mark(self.shown, mark.index, mark.line, mark.column, None, None)
 
     def _count(self, n: int, mark: Any) -> None:
         self.expanded += n
@@ -147,66 +147,72 @@ class _Composer:
         return tag
 
     def _node(self) -> yaml.Node:
-        # stack entries: [node, anchor, size]
-        stack: list[list[Any]] = []
-        key_pending: list[yaml.Node | None] = []
-        result: yaml.Node | None = None
+        # The marks are the loader's own: it reads a stream named `shown` (see `compose`).
+        # Dispatch on the exact event type, as libyaml emits no subclasses; this loop runs once
+        # per value of every file a game folder holds.
+        stack: list[list[Any]] = []  # entries: [node, size, pending key of a mapping]
         get = self.loader.get_event
+        resolve = self.loader.resolve
+        anchors = self.anchors
+        sizes = self.sizes
+        scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+        sequence_start, mapping_start = yaml.SequenceStartEvent, yaml.MappingStartEvent
+        sequence_node, mapping_node, scalar_node = yaml.SequenceNode, yaml.MappingNode, yaml.ScalarNode
+        max_nodes, max_depth = limits.MAX_YAML_NODES, limits.MAX_YAML_DEPTH
         while True:
             event = get()
-            node: yaml.Node | None = None
-            size = 0
-            if isinstance(event, yaml.AliasEvent):
-                target = self.anchors.get(event.anchor)
+            kind = type(event)
+            if kind is scalar_event:
+                self.expanded += 1
+                if self.expanded > max_nodes:
+                    self._count(0, event.start_mark)
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = resolve(scalar_node, event.value, event.implicit)
+                node: yaml.Node = scalar_node(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+                size = 1
+                if event.anchor is not None:
+                    anchors[event.anchor] = node
+            elif kind is mapping_start or kind is sequence_start:
+                self._count(1, event.start_mark)
+                if len(stack) >= max_depth:
+                    raise _ComposeError(event.start_mark, f"values are nested more than {max_depth} levels deep; flatten the data")
+                if kind is sequence_start:
+                    coll: yaml.Node = sequence_node(self._resolve(sequence_node, None, event), [], event.start_mark, None,
+                                                    flow_style=event.flow_style)
+                else:
+                    coll = mapping_node(self._resolve(mapping_node, None, event), [], event.start_mark, None,
+                                        flow_style=event.flow_style)
+                if event.anchor is not None:
+                    anchors[event.anchor] = coll
+                stack.append([coll, 1, None])
+                continue
+            elif kind is alias_event:
+                target = anchors.get(event.anchor)
                 if target is None:
                     raise _ComposeError(event.start_mark, f"alias '*{event.anchor}' names no anchor '&{event.anchor}' defined before it; define it first")
                 if any(entry[0] is target for entry in stack):
                     raise _ComposeError(event.start_mark, f"alias '*{event.anchor}' refers to a value that contains it; a value cannot contain itself")
-                size = self.sizes.get(id(target), 1)
+                size = sizes.get(id(target), 1)
                 self._count(size, event.start_mark)
                 node = target
-            elif isinstance(event, yaml.ScalarEvent):
-                self._count(1, event.start_mark)
-                node = yaml.ScalarNode(self._resolve(yaml.ScalarNode, event.value, event), event.value,
-                                       self._mark(event.start_mark), self._mark(event.end_mark), style=event.style)
-                size = 1
-                if event.anchor is not None:
-                    self.anchors[event.anchor] = node
-            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                self._count(1, event.start_mark)
-                if len(stack) >= limits.MAX_YAML_DEPTH:
-                    raise _ComposeError(event.start_mark, f"values are nested more than {limits.MAX_YAML_DEPTH} levels deep; flatten the data")
-                if isinstance(event, yaml.SequenceStartEvent):
-                    coll: yaml.Node = yaml.SequenceNode(self._resolve(yaml.SequenceNode, None, event), [],
-                                                       self._mark(event.start_mark), None, flow_style=event.flow_style)
-                else:
-                    coll = yaml.MappingNode(self._resolve(yaml.MappingNode, None, event), [],
-                                            self._mark(event.start_mark), None, flow_style=event.flow_style)
-                if event.anchor is not None:
-                    self.anchors[event.anchor] = coll
-                stack.append([coll, event.anchor, 1])
-                key_pending.append(None)
-                continue
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                coll, _, size = stack.pop()
-                key_pending.pop()
-                coll.end_mark = self._mark(event.end_mark)
-                self.sizes[id(coll)] = size
-                node = coll
+            elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+                node, size, _ = stack.pop()
+                node.end_mark = event.end_mark
+                sizes[id(node)] = size
             else:  # pragma: no cover - libyaml emits nothing else inside a document
                 raise _ComposeError(event.start_mark, "unexpected YAML structure; fix the syntax here")
             if not stack:
-                result = node
-                return result
+                return node
             parent = stack[-1]
-            parent[2] += size
-            if isinstance(parent[0], yaml.SequenceNode):
+            parent[1] += size
+            if type(parent[0]) is sequence_node:
                 parent[0].value.append(node)
-            elif key_pending[-1] is None:
-                key_pending[-1] = node
+            elif parent[2] is None:
+                parent[2] = node
             else:
-                parent[0].value.append((key_pending[-1], node))
-                key_pending[-1] = None
+                parent[0].value.append((parent[2], node))
+                parent[2] = None
 
 
 def read_yaml(path: Path, shown: str | None = None) -> yaml.Node | None:
