@@ -623,6 +623,7 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
     done: list[tuple[_Task, bool, Any]] = []  # finished tasks not yet taken in by the main thread
     all_done = threading.Event()
     stop = threading.Event()
+    broken: list[BaseException] = []  # what stopped the dispatcher thread, if anything did
     queue = workers.queue
 
     def step(n: int) -> None:
@@ -640,6 +641,13 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
                 all_done.set()
 
     def dispatch() -> None:
+        try:
+            keep_busy()
+        except BaseException as exc:  # the main thread raises it rather than wait for tasks no one collects
+            broken.append(exc)
+            all_done.set()
+
+    def keep_busy() -> None:
         """Keep every worker process busy with the next pending task; pass their progress on."""
         running: list[tuple[_Task, Any]] = []
         idle = workers.processes - 1
@@ -714,6 +722,8 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
         finally:
             stop.set()
             dispatcher.join()
+        if broken:
+            raise broken[0]
         take_in()
         if options.cache:  # the tasks wrote without the lock's holder pruning (build_game with lock=False)
             from .cache import cache_for

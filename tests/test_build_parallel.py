@@ -106,6 +106,22 @@ def test_a_subset_of_outputs_in_parallel_equals_serial(games, tmp_path):
     assert _files(tmp_path / "a") == _files(tmp_path / "b")
 
 
+def test_a_progress_callback_failing_on_the_dispatcher_thread_ends_the_build(games, tmp_path):
+    """The worker processes' progress reaches the caller through the parent's dispatcher thread;
+    if the callback fails there (a closed terminal, say), the build raises it instead of waiting
+    for results nobody collects."""
+    import threading
+
+    def progress(n: int) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            raise OSError("the terminal is gone")
+
+    started = time.monotonic()
+    with pytest.raises(OSError, match="the terminal is gone"):
+        build_games(games, make_options(out=tmp_path / "p", outputs=("sheets",)), progress, workers=2)
+    assert time.monotonic() - started < 120
+
+
 def test_cardgen_errors_pickle_with_their_problems():
     error = DataError([Problem(Location("cards.yaml", 12, 3), "card LL03: bad"), Problem(None, "shorten it")])
     again = pickle.loads(pickle.dumps(error))
