@@ -3,6 +3,7 @@ writes use binary streams."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import re
@@ -10,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from reportlab import rl_config
-from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
 from .io import limits
@@ -25,6 +26,29 @@ FONT_FILES = {GOTHIC: "ipaexg.ttf", MINCHO: "ipaexm.ttf"}
 # makes every stream a quarter larger and costs its pure-Python encoder's time in every
 # rulebook, standard-deck sheet and playtest kit (`sheet.binary_streams` restores this value).
 rl_config.useA85 = 0
+
+
+def _memoised_pdf_name(name_of):
+    """ReportLab's PDFName (a pure function escaping a name character by character) remembered:
+    each form XObject's name is written again in the /XObject resources of every page and form
+    drawn after it, ~20,000 times for ohanatsumi's two card PDFs against ~300 distinct names,
+    and our names show the card id (`c0003_LL04_front`), so each escape walks ~25 characters."""
+    remember = functools.lru_cache(maxsize=8192)(name_of)
+
+    def pdf_name(data, *args):
+        if args:
+            return name_of(data, *args)
+        try:
+            return remember(data)
+        except TypeError:  # not hashable: ReportLab's own call
+            return name_of(data)
+
+    pdf_name.original = name_of  # type: ignore[attr-defined]
+    return pdf_name
+
+
+if not hasattr(pdfdoc.PDFName, "original"):
+    pdfdoc.PDFName = _memoised_pdf_name(pdfdoc.PDFName)
 
 
 def fonts_dir() -> Path:
