@@ -97,7 +97,7 @@ def compose(text: str, shown: str) -> yaml.Node | None:
     stream.name = shown  # the loader's marks then name the file as a message shows it
     loader = _Loader(stream)
     try:
-        return _Composer(loader, shown).document()
+        return _Composer(loader).document()
     except _ComposeError as exc:
         where = Location(shown, exc.mark.line + 1, exc.mark.column + 1) if exc.mark is not None else Location(shown, 1, 1)
         raise DataError([Problem(where, exc.message)]) from None
@@ -114,9 +114,8 @@ def compose(text: str, shown: str) -> yaml.Node | None:
 class _Composer:
     """PyYAML's composer, iterative, with a budget of expanded values and a depth limit."""
 
-    def __init__(self, loader: Any, shown: str):
+    def __init__(self, loader: Any):
         self.loader = loader
-        self.shown = shown
         self.anchors: dict[str, yaml.Node] = {}
         self.sizes: dict[int, int] = {}  # expanded size of each finished collection node
         self.expanded = 0
@@ -152,24 +151,19 @@ class _Composer:
         # per value of every file a game folder holds.
         stack: list[list[Any]] = []  # entries: [node, size, pending key of a mapping]
         get = self.loader.get_event
-        resolve = self.loader.resolve
         anchors = self.anchors
         sizes = self.sizes
         scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
         sequence_start, mapping_start = yaml.SequenceStartEvent, yaml.MappingStartEvent
         sequence_node, mapping_node, scalar_node = yaml.SequenceNode, yaml.MappingNode, yaml.ScalarNode
-        max_nodes, max_depth = limits.MAX_YAML_NODES, limits.MAX_YAML_DEPTH
+        max_depth = limits.MAX_YAML_DEPTH
         while True:
             event = get()
             kind = type(event)
             if kind is scalar_event:
-                self.expanded += 1
-                if self.expanded > max_nodes:
-                    self._count(0, event.start_mark)
-                tag = event.tag
-                if tag is None or tag == "!":
-                    tag = resolve(scalar_node, event.value, event.implicit)
-                node: yaml.Node = scalar_node(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+                self._count(1, event.start_mark)
+                node: yaml.Node = scalar_node(self._resolve(scalar_node, event.value, event), event.value, event.start_mark,
+                                              event.end_mark, style=event.style)
                 size = 1
                 if event.anchor is not None:
                     anchors[event.anchor] = node
