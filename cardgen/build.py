@@ -621,6 +621,7 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
     parts: dict[int, dict[int, tuple]] = {gi: {} for gi in range(len(games))}
     errors: dict[tuple[int, int], BaseException] = {}
     done: list[tuple[_Task, bool, Any]] = []  # finished tasks not yet taken in by the main thread
+    finished_count = [0]
     all_done = threading.Event()
     stop = threading.Event()
     broken: list[BaseException] = []  # what stopped the dispatcher thread, if anything did
@@ -637,7 +638,8 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
     def finished(task: _Task, ok: bool, value: Any) -> None:
         with taking:
             done.append((task, ok, value))
-            if len(done) + sum(len(p) for p in parts.values()) + len(errors) == len(tasks):
+            finished_count[0] += 1
+            if finished_count[0] == len(tasks):
                 all_done.set()
 
     def dispatch() -> None:
