@@ -3,11 +3,10 @@ writes use binary streams."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from reportlab import rl_config
@@ -31,16 +30,15 @@ rl_config.useA85 = 0
 def _memoised_pdf_name(name_of):
     """ReportLab's PDFName (a pure function escaping a name character by character) remembered:
     each form XObject's name is written again in the /XObject resources of every page and form
-    drawn after it, ~20,000 times for ohanatsumi's two card PDFs against ~300 distinct names,
-    and our names show the card id (`c0003_LL04_front`), so each escape walks ~25 characters."""
-    remember = functools.lru_cache(maxsize=8192)(name_of)
+    drawn after it, ~20,000 times for the four bundled games' home sheets and print-shop PDFs
+    against ~300 distinct names, and our names show the card id (`c0003_LL04_front`), so each
+    escape walks ~25 characters.  ReportLab passes only the name (a str)."""
+    remember = lru_cache(maxsize=8192)(name_of)
 
-    def pdf_name(data, *args):
-        if args:
-            return name_of(data, *args)
+    def pdf_name(data):
         try:
             return remember(data)
-        except TypeError:  # not hashable: ReportLab's own call
+        except TypeError:  # an unhashable name: escape it as ReportLab would
             return name_of(data)
 
     pdf_name.original = name_of  # type: ignore[attr-defined]
