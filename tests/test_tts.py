@@ -73,3 +73,23 @@ def test_never_the_70th_slot_and_hosted_urls():
     assert state["DeckIDs"][68] == 168 and state["DeckIDs"][69] == 200
     assert state["CustomDeck"]["2"]["FaceURL"] == "https://example.org/g/g-2.png"
     json.dumps(data)
+
+
+def test_every_tile_reaches_its_cell_edges(saved):
+    """A tile is the trimmed face drawn to its whole cell: PDFium once rendered it a pixel short
+    on the right and bottom, and the gap was padded with a white line along two edges of every
+    card in TTS. The last column and row now continue the face (averaged, within a few levels)."""
+    import numpy as np
+    from PIL import Image
+
+    game, _, folder = saved
+    manifest = json.loads((folder / f"{game.id}-tts.json").read_text(encoding="utf-8"))
+    for sheet in manifest["sheets"]:
+        cw, ch = sheet["card_px"]
+        pixels = np.asarray(Image.open(folder / sheet["face"]).convert("RGB")).astype(int)
+        for slot in range(sheet["number"]):
+            r, c = divmod(slot, sheet["width"])
+            tile = pixels[r * ch:(r + 1) * ch, c * cw:(c + 1) * cw]
+            right = np.abs(tile[:, -1].mean(axis=0) - tile[:, -2].mean(axis=0)).max()
+            bottom = np.abs(tile[-1].mean(axis=0) - tile[-2].mean(axis=0)).max()
+            assert right < 8 and bottom < 8, (sheet["face"], slot, right, bottom)

@@ -128,15 +128,36 @@ def _encode_png(image, dpi: int | None, level: int = PNG_LEVEL) -> bytes:
 _BAND = 256
 
 
+def _pixel_crop(page, scale: float, size: tuple[int, int], crop_pt: float) -> tuple[float, float, float, float]:
+    """The crop (left, bottom, right, top, in points) for which PDFium renders `page` at `scale`
+    to exactly `size` pixels, the kept area starting at the pixel nearest `crop_pt` in.
+
+    PDFium rounds the page's pixel size and every crop up to whole pixels, so a crop of
+    `crop_pt` on each side would lose a pixel on two sides (a TTS tile then came out one
+    pixel short and was padded with a white line); instead the crop on the far sides is
+    whatever the rounded page size leaves, each given half a pixel short of its whole pixels."""
+    if not crop_pt:
+        return (0.0, 0.0, 0.0, 0.0)
+    width, height = page.get_size()
+    left = top = round(crop_pt * scale)
+    right = math.ceil(width * scale) - left - size[0]
+    bottom = math.ceil(height * scale) - top - size[1]
+    if min(right, bottom) < 0:  # `size` wider than the page less its crop: PDFium cannot pad
+        return (crop_pt, crop_pt, crop_pt, crop_pt)
+    return tuple(max(px - 0.5, 0.0) / scale for px in (left, bottom, right, top))  # type: ignore[return-value]
+
+
 def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> Image.Image:
     """Render a page (less `crop_pt` on every side) to exactly `size` pixels.
 
     PDFium rounds the bitmap size up, so the scale is nudged down by a hair to land on the
-    intended size; a remaining one-pixel difference is cropped or padded, never resampled.
+    intended size (and the crop chosen by `_pixel_crop`); a remaining one-pixel difference is
+    cropped or padded, never resampled.
     """
     check_pixels(size, "an image")
+    scale *= 1 - 1e-6
     # 4-byte RGBx is PDFium's fastest path (about a third faster than 3-byte RGB here).
-    bitmap = page.render(scale=scale * (1 - 1e-6), crop=(crop_pt, crop_pt, crop_pt, crop_pt), rev_byteorder=True, prefer_bgrx=True)
+    bitmap = page.render(scale=scale, crop=_pixel_crop(page, scale, size, crop_pt), rev_byteorder=True, prefer_bgrx=True)
     image = bitmap.to_pil()
     if image.mode != "RGB":
         image = image.convert("RGB")
@@ -150,19 +171,59 @@ def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> 
     return image
 
 
-def _render_face(page, scale: float, size: tuple[int, int]):
-    """Render a face for `face_pngs`: (pixels, bitmap to keep alive).  With numpy the pixels
-    are an H x W x 3 view of a 3-byte RGB PDFium bitmap, the same pixels `_render` gives,
-    which `_encode_png` reads in place: rendering RGB costs what RGBx does here, and it saves
-    the RGBx -> RGB conversion copy (a third of a face's time).  The bitmap must stay alive,
-    and be released on the rendering thread (PDFium is not thread-safe), until encoded."""
+def _render_pixels(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0):
+    """Render a page (less `crop_pt` on every side) for an encoder or a TTS sheet: (pixels,
+    bitmap to keep alive).  With numpy the pixels are an H x W x 3 view of a 3-byte RGB PDFium
+    bitmap, the same pixels `_render` gives, read in place: rendering RGB costs what RGBx does
+    here, and it saves the RGBx -> RGB conversion and the copies into and out of a PIL image
+    (a third of a face's time).  The bitmap must stay alive, and be released on the rendering
+    thread (PDFium is not thread-safe), until the pixels are used."""
     if _np is None:
-        return _render(page, scale, size), None
+        return _render(page, scale, size, crop_pt), None
     check_pixels(size, "an image")
-    bitmap = page.render(scale=scale * (1 - 1e-6), rev_byteorder=True)
+    scale *= 1 - 1e-6
+    bitmap = page.render(scale=scale, crop=_pixel_crop(page, scale, size, crop_pt), rev_byteorder=True)
     if (bitmap.width, bitmap.height) != size or bitmap.n_channels != 3:
-        return _render(page, scale, size), None  # the rare off-by-one: pad or crop as _render does
+        bitmap.close()  # the rare off-by-one: pad or crop as _render does
+        return _np.asarray(_render(page, scale / (1 - 1e-6), size, crop_pt)), None
     return bitmap.to_numpy(), bitmap
+
+
+class _Sheet:
+    """A TTS sheet being filled tile by tile: a white H x W x 3 array with numpy (tiles are
+    copied in from PDFium's bitmaps), else a PIL image."""
+
+    def __init__(self, size: tuple[int, int], what: str) -> None:
+        w, h = check_pixels(size, what)
+        self.pixels = _np.full((h, w, 3), 255, dtype=_np.uint8) if _np is not None else Image.new("RGB", (w, h), "white")
+
+    def place(self, page, scale: float, tile: tuple[int, int], crop_pt: float, at: tuple[int, int]) -> None:
+        if _np is None:
+            self.pixels.paste(_render(page, scale, tile, crop_pt), at)
+            return
+        pixels, bitmap = _render_pixels(page, scale, tile, crop_pt)
+        self.put(pixels, at)
+        if bitmap is not None:
+            bitmap.close()
+
+    def put(self, pixels, at: tuple[int, int]) -> None:
+        """Copy a tile's pixels (from `tile_pixels`) in at `at`."""
+        if _np is None:
+            self.pixels.paste(pixels, at)
+            return
+        x, y = at
+        self.pixels[y:y + pixels.shape[0], x:x + pixels.shape[1]] = pixels
+
+    @staticmethod
+    def tile_pixels(page, scale: float, tile: tuple[int, int], crop_pt: float):
+        """A tile's pixels to `put` more than once (a shared back on a back sheet): an owned copy."""
+        if _np is None:
+            return _render(page, scale, tile, crop_pt)
+        pixels, bitmap = _render_pixels(page, scale, tile, crop_pt)
+        owned = _np.array(pixels)
+        if bitmap is not None:
+            bitmap.close()
+        return owned
 
 
 @dataclass(frozen=True)
@@ -246,7 +307,7 @@ def face_pngs(
                     yield from drain(4)
                     continue
                 page = pdf[page_index]
-                pixels, bitmap = _render_face(page, scale, size)
+                pixels, bitmap = _render_pixels(page, scale, size)
                 future = pool.submit(_encode_png, pixels, dpi)
                 if key is not None:
                     future.add_done_callback(lambda f, key=key: f.exception() or written.made(key, f.result()))
@@ -367,13 +428,13 @@ def tts_sheets(
                 # cached one by one: a tile renders in ~2.4 ms and decodes from a cache entry in ~1.6,
                 # and keeping entries cost ~1.5 ms a tile on every cold build (a watch rebuild after
                 # one ohanatsumi card measured 0.39 x cold with them, 0.40 without); whole sheets are.
-                sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS deck sheet"), "white")
+                sheet = _Sheet((cols * cw, rows * ch), "a TTS deck sheet")
                 for slot, (page_index, cid) in enumerate(chunk):
                     r, c = divmod(slot, cols)
-                    sheet.paste(_render(pdf[page_index], scale, (cw, ch), crop), (c * cw, r * ch))
+                    sheet.place(pdf[page_index], scale, (cw, ch), crop, (c * cw, r * ch))
                     if progress:
                         progress(1)
-                data = keep(key, _encode_png(sheet, None))
+                data = keep(key, _encode_png(sheet.pixels, None))
                 del sheet
             elif progress:
                 progress(len(chunk))
@@ -382,20 +443,19 @@ def tts_sheets(
             if back_data is not None:
                 yield f"{stem}-backs.png", back_data
             elif unique:
-                sheet = Image.new("RGB", check_pixels((cols * cw, rows * ch), "a TTS back sheet"), "white")
-                shared_imgs: dict[str, Image.Image] = {}
+                sheet = _Sheet((cols * cw, rows * ch), "a TTS back sheet")
+                shared_tiles: dict[str, Any] = {}
                 for slot, (_, cid) in enumerate(chunk):
                     r, c = divmod(slot, cols)
                     back_page, group = backs[cid]
                     if group is None:
-                        img = _render(pdf[back_page], scale, (cw, ch), crop)
-                    else:
-                        if group not in shared_imgs:
-                            shared_imgs[group] = _render(pdf[back_page], scale, (cw, ch), crop)
-                        img = shared_imgs[group]
-                    sheet.paste(img, (c * cw, r * ch))
+                        sheet.place(pdf[back_page], scale, (cw, ch), crop, (c * cw, r * ch))
+                        continue
+                    if group not in shared_tiles:
+                        shared_tiles[group] = _Sheet.tile_pixels(pdf[back_page], scale, (cw, ch), crop)
+                    sheet.put(shared_tiles[group], (c * cw, r * ch))
                 back_name = f"{stem}-backs.png"
-                data = keep(back_key, _encode_png(sheet, None))
+                data = keep(back_key, _encode_png(sheet.pixels, None))
                 del sheet
                 yield back_name, data
             if unique:
