@@ -48,6 +48,24 @@ def _memoised_pdf_name(name_of):
 if not hasattr(pdfdoc.PDFName, "original"):
     pdfdoc.PDFName = _memoised_pdf_name(pdfdoc.PDFName)
 
+# ReportLab deflates every stream with zlib at its default level (6); zlib-ng (already a
+# dependency, for the PNG faces) writes ordinary deflate at that level ~1.7x faster and as small
+# (a cold build of the bundled games deflates 10.3 MB of streams: 0.21 s with zlib, 0.12 s).
+try:
+    from zlib_ng import zlib_ng as _zlib_ng
+except ImportError:  # pragma: no cover - zlib-ng has no wheel for the platform: ReportLab's zlib
+    _zlib_ng = None
+
+
+def _deflate_stream(self, text):
+    if isinstance(text, str):
+        text = text.encode("utf8")
+    return _zlib_ng.compress(text, 6)
+
+
+if _zlib_ng is not None:
+    pdfdoc.PDFStreamFilterZCompress.encode = _deflate_stream
+
 
 def fonts_dir() -> Path:
     return package_root() / "fonts"
