@@ -84,12 +84,15 @@ def test_every_tile_reaches_its_cell_edges(saved):
 
     game, _, folder = saved
     manifest = json.loads((folder / f"{game.id}-tts.json").read_text(encoding="utf-8"))
-    for sheet in manifest["sheets"]:
+    images = [(sheet, sheet["face"]) for sheet in manifest["sheets"]]
+    images += [(sheet, sheet["back"]) for sheet in manifest["sheets"] if sheet["unique_back"]]  # back sheets too
+    assert any(sheet["unique_back"] for sheet, _ in images) == (game.id == "ohanatsumi")
+    for sheet, name in images:
         cw, ch = sheet["card_px"]
-        pixels = np.asarray(Image.open(folder / sheet["face"]).convert("RGB")).astype(int)
+        pixels = np.asarray(Image.open(folder / name).convert("RGB")).astype(int)
         for slot in range(sheet["number"]):
             r, c = divmod(slot, sheet["width"])
             tile = pixels[r * ch:(r + 1) * ch, c * cw:(c + 1) * cw]
             right = np.abs(tile[:, -1].mean(axis=0) - tile[:, -2].mean(axis=0)).max()
             bottom = np.abs(tile[-1].mean(axis=0) - tile[-2].mean(axis=0)).max()
-            assert right < 8 and bottom < 8, (sheet["face"], slot, right, bottom)
+            assert right < 8 and bottom < 8, (name, slot, right, bottom)

@@ -147,18 +147,20 @@ def _pixel_crop(page, scale: float, size: tuple[int, int], crop_pt: float) -> tu
     return tuple(max(px - 0.5, 0.0) / scale for px in (left, bottom, right, top))  # type: ignore[return-value]
 
 
-def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> Image.Image:
-    """Render a page (less `crop_pt` on every side) to exactly `size` pixels.
-
-    PDFium rounds the bitmap size up, so the scale is nudged down by a hair to land on the
-    intended size (and the crop chosen by `_pixel_crop`); a remaining one-pixel difference is
-    cropped or padded, never resampled.
-    """
+def _bitmap(page, scale: float, size: tuple[int, int], crop_pt: float, rgbx: bool):
+    """PDFium's bitmap of `page` at `scale`, less `crop_pt` on every side, meant to be `size`:
+    PDFium rounds the bitmap size up, so the scale is nudged down by a hair, and the crop is
+    chosen by `_pixel_crop`.  `rgbx`: 4-byte RGBx (PDFium's fastest path), else 3-byte RGB."""
     check_pixels(size, "an image")
     scale *= 1 - 1e-6
-    # 4-byte RGBx is PDFium's fastest path (about a third faster than 3-byte RGB here).
-    bitmap = page.render(scale=scale, crop=_pixel_crop(page, scale, size, crop_pt), rev_byteorder=True, prefer_bgrx=True)
-    image = bitmap.to_pil()
+    return page.render(scale=scale, crop=_pixel_crop(page, scale, size, crop_pt), rev_byteorder=True, prefer_bgrx=rgbx)
+
+
+def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> Image.Image:
+    """Render a page (less `crop_pt` on every side) to exactly `size` pixels, as a PIL image; a
+    remaining one-pixel difference is cropped or padded, never resampled."""
+    # 4-byte RGBx is about a third faster to render than 3-byte RGB into a PIL image here.
+    image = _bitmap(page, scale, size, crop_pt, rgbx=True).to_pil()
     if image.mode != "RGB":
         image = image.convert("RGB")
     if image.size != size:
@@ -173,19 +175,17 @@ def _render(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0) -> 
 
 def _render_pixels(page, scale: float, size: tuple[int, int], crop_pt: float = 0.0):
     """Render a page (less `crop_pt` on every side) for an encoder or a TTS sheet: (pixels,
-    bitmap to keep alive).  With numpy the pixels are an H x W x 3 view of a 3-byte RGB PDFium
-    bitmap, the same pixels `_render` gives, read in place: rendering RGB costs what RGBx does
-    here, and it saves the RGBx -> RGB conversion and the copies into and out of a PIL image
-    (a third of a face's time).  The bitmap must stay alive, and be released on the rendering
-    thread (PDFium is not thread-safe), until the pixels are used."""
+    bitmap to keep alive, or None).  With numpy the pixels are an H x W x 3 view of a 3-byte
+    RGB PDFium bitmap, the same pixels `_render` gives, read in place: rendering RGB costs what
+    RGBx does here, and it saves the RGBx -> RGB conversion and the copies into and out of a
+    PIL image.  The bitmap must stay alive, and be released on the rendering thread (PDFium is
+    not thread-safe), until the pixels are used.  Without numpy: `_render`'s PIL image."""
     if _np is None:
         return _render(page, scale, size, crop_pt), None
-    check_pixels(size, "an image")
-    scale *= 1 - 1e-6
-    bitmap = page.render(scale=scale, crop=_pixel_crop(page, scale, size, crop_pt), rev_byteorder=True)
+    bitmap = _bitmap(page, scale, size, crop_pt, rgbx=False)
     if (bitmap.width, bitmap.height) != size or bitmap.n_channels != 3:
         bitmap.close()  # the rare off-by-one: pad or crop as _render does
-        return _np.asarray(_render(page, scale / (1 - 1e-6), size, crop_pt)), None
+        return _np.asarray(_render(page, scale, size, crop_pt)), None
     return bitmap.to_numpy(), bitmap
 
 
@@ -198,17 +198,15 @@ class _Sheet:
         self.pixels = _np.full((h, w, 3), 255, dtype=_np.uint8) if _np is not None else Image.new("RGB", (w, h), "white")
 
     def place(self, page, scale: float, tile: tuple[int, int], crop_pt: float, at: tuple[int, int]) -> None:
-        if _np is None:
-            self.pixels.paste(_render(page, scale, tile, crop_pt), at)
-            return
+        """Render `page` as a tile at `at` (top-left pixel)."""
         pixels, bitmap = _render_pixels(page, scale, tile, crop_pt)
         self.put(pixels, at)
         if bitmap is not None:
             bitmap.close()
 
     def put(self, pixels, at: tuple[int, int]) -> None:
-        """Copy a tile's pixels (from `tile_pixels`) in at `at`."""
-        if _np is None:
+        """Copy a tile's pixels (of `_render_pixels` or `tile_pixels`) in at `at`."""
+        if isinstance(pixels, Image.Image):
             self.pixels.paste(pixels, at)
             return
         x, y = at
@@ -216,13 +214,13 @@ class _Sheet:
 
     @staticmethod
     def tile_pixels(page, scale: float, tile: tuple[int, int], crop_pt: float):
-        """A tile's pixels to `put` more than once (a shared back on a back sheet): an owned copy."""
-        if _np is None:
-            return _render(page, scale, tile, crop_pt)
+        """A tile's pixels to `put` more than once (a shared back on a back sheet), owned: no
+        bitmap to keep alive."""
         pixels, bitmap = _render_pixels(page, scale, tile, crop_pt)
+        if bitmap is None:
+            return pixels
         owned = _np.array(pixels)
-        if bitmap is not None:
-            bitmap.close()
+        bitmap.close()
         return owned
 
 
