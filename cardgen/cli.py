@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -354,6 +355,11 @@ def main() -> None:
     except KeyboardInterrupt:  # outside a command (while importing, or click's own prompts)
         click.echo("\ninterrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    finally:
+        # Python's exit clears every module and then runs a full garbage collection over what a
+        # build leaves (its layout and glyph caches): 0.2-0.4 s of a cold build spent after the
+        # work is done.  Frozen objects are skipped by that collection; the process is ending.
+        gc.freeze()
 
 
 if __name__ == "__main__":
