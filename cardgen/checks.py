@@ -8,7 +8,6 @@ Results are dataclasses; validity is a flag per check, in the style of python-ch
 from __future__ import annotations
 
 import re
-import traceback
 from dataclasses import dataclass, field, replace
 
 from .engine import engine_module
@@ -64,6 +63,8 @@ def _run_hook(game: Game, name: str, hook) -> list[CheckResult]:
     try:
         return list(hook(game))
     except Exception as exc:  # noqa: BLE001 - data an engine did not foresee must not end `check` with a traceback
+        import traceback
+
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         return [CheckResult(f"{game.engine}-{name}", False,
                             f"the {game.engine} engine's {name} stopped: {type(exc).__name__}: {exc} "

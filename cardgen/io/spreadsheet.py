@@ -19,13 +19,11 @@ from __future__ import annotations
 import csv
 import io
 import re
-import zipfile
 import zlib
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Iterable
-from xml.etree import ElementTree
 
 import yaml
 
@@ -43,9 +41,9 @@ TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN = "type", "count", "id", "copy
 NAME_COLUMNS = tuple(f"name_{lang}" for lang in LANGUAGES)
 NOTE_COLUMNS = tuple(f"note_{lang}" for lang in LANGUAGES)
 
-# What a damaged or hostile zip can raise while it is opened or unpacked.
-_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, RuntimeError, ValueError,
-               NotImplementedError, KeyError)
+# What a damaged or hostile zip can raise while it is opened or unpacked (with zipfile's own two:
+# zipfile and ElementTree are imported where a workbook is read, as most games hold cards.yaml).
+_ZIP_ERRORS = (zlib.error, OSError, EOFError, RuntimeError, ValueError, NotImplementedError, KeyError)
 
 _STR, _INT, _BOOL, _MAP, _SEQ = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool",
                                  "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
@@ -141,10 +139,13 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
     calamine holds a sheet as a dense grid from its first to its last used cell, so one value at
     row 1,000,000 would cost a million rows of memory; this scan reads at most MAX_UNPACKED_BYTES.
     """
+    import zipfile
+
+    zip_errors = (zipfile.BadZipFile, zipfile.LargeZipFile, *_ZIP_ERRORS)
     at = Location(shown, 1, 1)
     try:
         archive = zipfile.ZipFile(path)
-    except _ZIP_ERRORS as exc:
+    except zip_errors as exc:
         raise DataError([Problem(at, f"not a readable {path.suffix} workbook ({exc}); save it again from the spreadsheet program")]) from None
     with archive:
         members = archive.infolist()
@@ -160,7 +161,7 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
             try:  # every part is unpacked here, bounded, as a part's declared size may lie
                 with archive.open(member) as stream:
                     data = stream.read(budget + 1)
-            except _ZIP_ERRORS as exc:
+            except zip_errors as exc:
                 raise DataError([Problem(at, f"the workbook is damaged ({exc}); save it again from the spreadsheet program")]) from None
             if len(data) > budget:
                 raise too_big
@@ -194,6 +195,8 @@ _ODS_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 
 def _ods_extent(data: bytes, at: Location) -> tuple[int, int]:
     """The last row and column holding a value, with `number-*-repeated` counted as ods means it."""
+    from xml.etree import ElementTree
+
     rows = columns = 0
     row = 0
     try:
