@@ -753,10 +753,18 @@ class _Rendered:
 
 
 def _render(game: Game, options: BuildOptions, step: Callable[[int], None], cache=None) -> _Rendered:
-    """Everything `build_game` writes but the PNG and TTS images, rendered in memory and checked.
+    """Everything `build_game` writes but the PNG and TTS images, rendered in memory and checked,
+    every face from one reading of the game's layout.
 
     With a `cache` (cardgen/cache.py), a file whose inputs are unchanged is read from it instead.
     """
+    from .render.cards.layout import pinned_layouts
+
+    with pinned_layouts():
+        return _render_pinned(game, options, step, cache)
+
+
+def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None], cache=None) -> _Rendered:
     from .preview import FaceNotes
     from .render.cards.card import faces
 

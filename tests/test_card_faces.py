@@ -344,6 +344,37 @@ def test_layouts_are_cached_until_a_file_changes(tmp_path):
     assert get_layout(game) is not second
 
 
+def test_a_build_reads_its_layout_once(tmp_path, monkeypatch):
+    """Every face of a build comes from one reading of the layout: a file saved while the build
+    runs is seen by the next build, and the layout files are not stat()ed for every face."""
+    from cardgen.build import build_game, make_options
+    from cardgen.render.cards import layout as layout_module
+
+    root, layout = _project(tmp_path)
+    game = load_game(root)
+    checked: list[str] = []
+    real_mtime = layout_module._mtime
+    monkeypatch.setattr(layout_module, "_mtime", lambda path: (checked.append(path), real_mtime(path))[1])
+    first = get_layout(game)
+    files = len(first.files)
+    checked.clear()
+    with layout_module.pinned_layouts():
+        assert get_layout(game) is first
+        layout.write_text(layout.read_text(encoding="utf-8").replace("size: 7.5, colour:", "size: 7, colour:"), encoding="utf-8")
+        stat = layout.stat()
+        os.utime(layout, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+        assert get_layout(game) is first  # pinned: the saved file waits for the next build
+        with layout_module.pinned_layouts():  # an inner block keeps the outer one's layouts
+            assert get_layout(game) is first
+    assert len(checked) == files
+    second = get_layout(game)
+    assert second is not first
+    checked.clear()
+    result = build_game(game, make_options(out=tmp_path / "out", outputs=("sheets", "shop")))
+    assert len(result.files) == 2 and result.cards > 1
+    assert len(checked) <= files  # once for the whole build, not once per face drawn
+
+
 def test_a_game_without_a_layout_gets_the_generic_one(tmp_path):
     root = tmp_path / "card_data" / "newgame"
     shutil.copytree(bundled_games_dir() / "llll", root)
