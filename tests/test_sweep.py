@@ -102,6 +102,32 @@ def test_all_invalid_sweep_refused_some_invalid_skipped(tmp_path):
     assert len(mixed.refused) == 1 and "cards.red_place.count=5" in mixed.refused[0][1]
 
 
+@pytest.mark.parametrize("game, vary, said", [
+    ("alice", "rounds=6,8", "--vary rounds: the game's rule parameters have no 'rounds'; they are: deck, memo_limit"),
+    ("ohanatsumi", "event_urge.most=3,4", "--vary event_urge.most: parameter event_urge has no 'most'; its parts are: min, max"),
+    ("alice", "cards.maid.count=8..10", "--vary cards.maid.count: no card type 'maid'; the types are: alice_red"),
+    ("alice", "cards.alice_red.name=1,2", "--vary cards.alice_red.name: a card type's name is not a balance number"),
+    ("alice", "cards.alice_red.count.extra=1,2", "--vary cards.alice_red.count.extra: write cards.alice_red.FIELD"),
+])
+def test_a_path_that_names_nothing_is_refused_once_before_any_point(tmp_path, game, vary, said):
+    result = CliRunner().invoke(cli, ["sweep", game, "--vary", vary, "--vary", "cards.alice_black.count=1,2" if game == "alice"
+                                      else "elf_urge_default=0,1", "--games", "5", "--out", str(tmp_path), "--workers", "1"])
+    assert result.exit_code != 0 and not isinstance(result.exception, (AttributeError, KeyError, TypeError))
+    assert result.output.count(said) == 1, result.output
+    assert not (tmp_path / game).exists()          # refused before a results folder is made
+
+
+def test_points_refused_alike_are_said_once(tmp_path):
+    # four points, each refused for its count alone (whatever the other value): two reasons, each said once
+    spec = SweepSpec("alice", (parse_vary("cards.red_place.count=-1,-2"), parse_vary("cards.alice_black.count=1,2")), games=5)
+    with pytest.raises(CardgenError) as caught:
+        run_sweep(spec, LocalExecutor(1), results_dir=tmp_path / "a")
+    message = str(caught.value)
+    assert message.count("\n  ") == 2, message
+    assert message.count("cards.red_place.count=-1: a count must be a whole number") == 1
+    assert message.count("cards.red_place.count=-2: a count must be a whole number") == 1
+
+
 def test_latin_hypercube_samples():
     spec = SweepSpec("ohanatsumi", (parse_vary("elf_urge_default=0..4"), parse_vary("cards.quest_escort.fame=1..20")),
                      samples=10, seed=3)

@@ -191,7 +191,9 @@ def _value_of(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:
     return None if i is None else mapping.value[i][1]
 
 
-def _override_cards(cards_node: yaml.Node, parts: list[str], value: Any, what: str) -> None:
+def _card_target(cards_node: yaml.Node, parts: list[str], what: str) -> tuple[yaml.SequenceNode, int, list[str]]:
+    """The card type a `cards.` path names: (the types, its index, the rest of the path); a
+    CardgenError when the path names no type or no changeable part of one (whatever the value)."""
     types = _types(cards_node)
     ids = _type_ids(types)
     if len(parts) < 2:
@@ -199,10 +201,17 @@ def _override_cards(cards_node: yaml.Node, parts: list[str], value: Any, what: s
     type_id, rest = parts[0], parts[1:]
     if type_id not in ids:
         raise CardgenError(f"{what}: no card type '{type_id}'; the types are: {', '.join(ids)}")
-    index = ids.index(type_id)
-    item = types.value[index]
     if rest[0] in ("id", "name"):
         raise CardgenError(f"{what}: a card type's {rest[0]} is not a balance number; it cannot be varied")
+    if rest[0] != "copies" and len(rest) != 1:
+        raise CardgenError(f"{what}: write cards.{type_id}.FIELD (a card field) or cards.{type_id}.copies.N.FIELD")
+    return types, ids.index(type_id), rest
+
+
+def _override_cards(cards_node: yaml.Node, parts: list[str], value: Any, what: str) -> None:
+    types, index, rest = _card_target(cards_node, parts, what)
+    type_id = parts[0]
+    item = types.value[index]
     if rest == ["count"]:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise CardgenError(f"{what}: a count must be a whole number 0 or more, not {value!r}")
@@ -227,8 +236,6 @@ def _override_cards(cards_node: yaml.Node, parts: list[str], value: Any, what: s
     if rest[0] == "copies":
         _set_path(item, rest, value, what)
         return
-    if len(rest) != 1:
-        raise CardgenError(f"{what}: write cards.{type_id}.FIELD (a card field) or cards.{type_id}.copies.N.FIELD")
     field = rest[0]
     _set_path(item, [field], value, what)
     copies = _value_of(item, "copies")
@@ -260,6 +267,32 @@ class GameSource:
             digest.update(path.read_bytes())
         self.digest = digest.hexdigest()
         self.base = self.build({})
+
+    def check_path(self, path: str) -> None:
+        """CardgenError naming `--vary PATH` when the path names nothing in this game, whatever
+        its values: no such card type, or a rule parameter the game's engine does not declare.
+        Said once, before any point is built, rather than as every point's refusal."""
+        what = f"--vary {path}"
+        parts = path.split(".")
+        if parts[0] == "cards":
+            _card_target(self._cards_node, parts[1:], what)
+            return
+        if parts[0] == "parameters":
+            parts = parts[1:]
+        if not self.base.engine:
+            return
+        from ..engine import engine_by_name
+        from ..io.schema import Map
+
+        spec = getattr(engine_by_name(self.base.engine), "PARAMETERS", None)
+        for depth, part in enumerate(parts):
+            if not isinstance(spec, Map):
+                return  # a list item or a table entry: the loader judges it with its value
+            if part not in spec.fields:
+                where = ("the game's rule parameters have" if depth == 0 else f"parameter {'.'.join(parts[:depth])} has")
+                raise CardgenError(f"{what}: {where} no '{part}'; "
+                                   f"{'they are' if depth == 0 else 'its parts are'}: {', '.join(spec.fields)}")
+            spec = spec.fields[part]
 
     def build(self, overrides: dict[str, Any], *, check: bool = True) -> Game:
         """The game with `overrides`; Refused naming the override when the loader or a check refuses it."""

@@ -304,6 +304,8 @@ def run_sweep(spec: SweepSpec, executor: Any = None, out_dir: str | Path = "outp
         raise CardgenError("--games must be at least 1")
     source = GameSource(spec.game)
     base = source.base
+    for vary in spec.varies:
+        source.check_path(vary.path)
     planned = plan_points(spec)
     # the simulate options, checked and resolved once on the game as written (one game)
     probe = simulate(base, games=1, seed=spec.seed, players=spec.players, policies=spec.policies or None, workers=1,
@@ -317,8 +319,9 @@ def run_sweep(spec: SweepSpec, executor: Any = None, out_dir: str | Path = "outp
         except Refused as exc:
             refused.append((overrides, str(exc)))
     if not valid:
-        shown = "\n".join(f"  {reason}" for _o, reason in refused[:5])
-        more = f"\n  ... and {len(refused) - 5} more" if len(refused) > 5 else ""
+        reasons = list(dict.fromkeys(reason for _o, reason in refused))  # points refused alike, said once
+        shown = "\n".join(f"  {reason}" for reason in reasons[:5])
+        more = f"\n  ... and {len(reasons) - 5} more" if len(reasons) > 5 else ""
         raise CardgenError(f"every point of the sweep breaks the game's rules; nothing to run:\n{shown}{more}")
     key = sweep_key(spec, source.digest, players, variant, policies)
     digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
