@@ -128,6 +128,15 @@ def test_points_refused_alike_are_said_once(tmp_path):
     assert message.count("cards.red_place.count=-2: a count must be a whole number") == 1
 
 
+def test_a_sweep_plans_a_bounded_number_of_points():
+    wide = (parse_vary("elf_urge_default=1..400"), parse_vary("cards.quest_escort.fame=1..400"))   # 160,000 points
+    with pytest.raises(CardgenError, match="160,000 points, more than 100,000; use --samples"):
+        plan_points(SweepSpec("ohanatsumi", wide))
+    with pytest.raises(CardgenError, match="--samples must be 1 to 100,000"):
+        plan_points(SweepSpec("ohanatsumi", wide, samples=10**9))   # refused before a column is drawn
+    assert len(plan_points(SweepSpec("ohanatsumi", wide, samples=50))) == 50
+
+
 def test_latin_hypercube_samples():
     spec = SweepSpec("ohanatsumi", (parse_vary("elf_urge_default=0..4"), parse_vary("cards.quest_escort.fame=1..20")),
                      samples=10, seed=3)

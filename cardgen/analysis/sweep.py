@@ -60,6 +60,10 @@ def point_seed(seed: int, overrides: dict[str, Any]) -> int:
     return int.from_bytes(digest[:7], "big")
 
 
+# The most points one sweep plans (a grid, or --samples): each is a results file and a table row.
+MAX_POINTS = 100_000
+
+
 def plan_points(spec: SweepSpec) -> list[dict[str, Any]]:
     """The overrides of every point, in sweep order."""
     if not spec.varies:
@@ -69,11 +73,11 @@ def plan_points(spec: SweepSpec) -> list[dict[str, Any]]:
         raise CardgenError(f"--vary names {sorted(p for p in paths if paths.count(p) > 1)[0]} twice; give each parameter once")
     if spec.samples is None:
         size = math.prod(len(v.values) for v in spec.varies)
-        if size > 100_000:
-            raise CardgenError(f"the grid has {size:,} points; use --samples K to draw K of them")
+        if size > MAX_POINTS:
+            raise CardgenError(f"the grid has {size:,} points, more than {MAX_POINTS:,}; use --samples K to draw K of them")
         return [dict(zip(paths, combo)) for combo in itertools.product(*(v.values for v in spec.varies))]
-    if spec.samples < 1:
-        raise CardgenError("--samples must be at least 1")
+    if not 1 <= spec.samples <= MAX_POINTS:
+        raise CardgenError(f"--samples must be 1 to {MAX_POINTS:,}")
     if spec.sampling not in ("lhs", "random"):
         raise CardgenError(f"--sampling {spec.sampling}: choose lhs or random")
     rng = random.Random(f"cardgen-sweep-samples:{spec.seed}")
