@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from cardgen.analysis.executors import LocalExecutor
 from cardgen.analysis.overrides import GameSource, Refused, parse_vary
-from cardgen.analysis.sweep import SweepSpec, plan_points, run_sweep, table_csv
+from cardgen.analysis.sweep import SweepSpec, metrics_of, parse_target, plan_points, run_sweep, table_csv
 from cardgen.cli import cli
 from cardgen.errors import CardgenError
 
@@ -135,6 +135,17 @@ def test_a_sweep_plans_a_bounded_number_of_points():
     with pytest.raises(CardgenError, match="--samples must be 1 to 100,000"):
         plan_points(SweepSpec("ohanatsumi", wide, samples=10**9))   # refused before a column is drawn
     assert len(plan_points(SweepSpec("ohanatsumi", wide, samples=50))) == 50
+
+
+def test_seat_gap_is_exact_where_a_target_meets_it():
+    # win rates 0.375 and 0.275 of 40 games: a gap of exactly 4 games, not 0.09999999999999998
+    seats = [{"seat": i + 1, "wins": w, "win_rate": w / 40} for i, w in enumerate((12, 11, 15))]
+    report = {"games": 40, "seats": seats, "draws": 2, "length": dict.fromkeys(("min", "p10", "p25", "p50", "p75", "p90", "max"), 9)}
+    gap = metrics_of(report)["seat_gap"]
+    assert gap == 0.1
+    (below,) = parse_target("seat_gap<0.1", ["seat_gap"])
+    (at_most,) = parse_target("seat_gap<=0.1", ["seat_gap"])
+    assert not below.holds(gap) and at_most.holds(gap)
 
 
 def test_latin_hypercube_samples():
