@@ -9,7 +9,7 @@ import pytest
 from cardgen.checks import check_game
 from cardgen.engine import llll
 from cardgen.engine.bots import FirstPolicy, RandomPolicy, make_policy
-from cardgen.engine.core import GameResult, IllegalAction, check_deck_order, choose, play, resolve_chance
+from cardgen.engine.core import CHANCE, GameResult, IllegalAction, check_deck_order, choose, play, resolve_chance
 from cardgen.engine.harness import _sweep_one, random_game
 from cardgen.engine.simulate import game_seed, percentile, wilson
 from cardgen.load import load_game
@@ -107,11 +107,42 @@ class Crashes(llll.Rules):
         return state
 
 
+class _DrawsAnUnlistedCard(llll.State):
+    def chance_outcomes(self):                   # leaves out a draw that chance_at() still makes
+        outcomes = super().chance_outcomes()
+        if len(outcomes) < 2:
+            return outcomes
+        rest = 1 - outcomes[0][1]
+        return [(a, p / rest) for a, p in outcomes[1:]]
+
+
+class DrawsAnUnlistedCard(llll.Rules):
+    def new_initial_state(self, deck_order=None):
+        state = super().new_initial_state(deck_order)
+        state.__class__ = _DrawsAnUnlistedCard
+        return state
+
+
+class _ListsOtherChanceMoves(llll.State):
+    def legal_actions(self):                     # disagrees with chance_outcomes() at chance nodes
+        legal = super().legal_actions()
+        return legal[1:] if self.current_player() == CHANCE and len(legal) > 1 else legal
+
+
+class ListsOtherChanceMoves(llll.Rules):
+    def new_initial_state(self, deck_order=None):
+        state = super().new_initial_state(deck_order)
+        state.__class__ = _ListsOtherChanceMoves
+        return state
+
+
 @pytest.mark.parametrize("cls, message", [
     (LosesACard, "card conservation broken"),
     (NeverEnds, "no end after 20 actions"),
     (NarrowScores, "outside score_range"),
     (Crashes, "ZeroDivisionError: boom"),
+    (DrawsAnUnlistedCard, "is not among the legal actions"),
+    (ListsOtherChanceMoves, "legal_actions() at a chance node differs from chance_outcomes()"),
 ])
 def test_harness_catches_broken_rules(game, cls, message):
     result = _sweep_one(cls(game, 3), "random-sim-3p", 5, 0)

@@ -21,6 +21,7 @@ Policies see only an `Observation` and the legal actions: `choose(observation, l
 from __future__ import annotations
 
 import json
+import functools
 import random
 import re
 from collections import Counter
@@ -480,7 +481,7 @@ class State:
         seen: Counter[str] = Counter()
         for cards in self.zones().values():
             seen.update(cards)
-        expected = Counter(card.id for card in self.rules.game.cards)
+        expected = self.rules.card_counts
         if seen != expected:
             missing = sorted((expected - seen).elements())
             extra = sorted((seen - expected).elements())
@@ -546,6 +547,11 @@ class Rules:
     max_actions: ClassVar[int] = 10_000   # termination bound used by the random-simulation test
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
     action_type: ClassVar[type] = Action
+
+    @functools.cached_property
+    def card_counts(self) -> Counter[str]:
+        """How many copies of each card id the game has: what card conservation holds to."""
+        return Counter(card.id for card in self.game.cards)
 
     @classmethod
     def game_variants(cls, game: Game | None) -> dict[str, tuple[int, ...]]:
