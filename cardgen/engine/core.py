@@ -481,8 +481,10 @@ class State:
         seen: Counter[str] = Counter()
         for cards in self.zones().values():
             seen.update(cards)
-        expected = self.rules.card_counts
-        if seen != expected:
+        # compared as plain dicts (in C): Counter's own == walks every element in Python, and
+        # every count here is positive, so the two agree
+        if dict(seen) != self.rules.card_counts:
+            expected = Counter(self.rules.card_counts)
             missing = sorted((expected - seen).elements())
             extra = sorted((seen - expected).elements())
             raise InvariantError(f"card conservation broken: missing {missing[:6]}, duplicated or unknown {extra[:6]}")
@@ -549,9 +551,9 @@ class Rules:
     action_type: ClassVar[type] = Action
 
     @functools.cached_property
-    def card_counts(self) -> Counter[str]:
+    def card_counts(self) -> dict[str, int]:
         """How many copies of each card id the game has: what card conservation holds to."""
-        return Counter(card.id for card in self.game.cards)
+        return dict(Counter(card.id for card in self.game.cards))
 
     @classmethod
     def game_variants(cls, game: Game | None) -> dict[str, tuple[int, ...]]:
