@@ -20,8 +20,8 @@ Policies see only an `Observation` and the legal actions: `choose(observation, l
 
 from __future__ import annotations
 
-import json
 import functools
+import json
 import random
 import re
 from collections import Counter

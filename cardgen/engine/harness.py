@@ -76,7 +76,7 @@ def random_game(rules: Rules, seed: int, check: bool = True, deep: bool = False)
 
 
 def _check_state(state, players: int, steps: int) -> list:
-    """Check one state; its legal actions."""
+    """Check one state and return its legal actions."""
     state.check_invariants()
     seat = state.current_player()
     # At a chance node the base State's legal_actions() is the outcomes' actions: read them once
