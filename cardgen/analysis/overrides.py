@@ -109,6 +109,15 @@ def parse_vary(spec: str) -> Vary:
     return Vary(path, tuple(values), text)
 
 
+def split_path(path: str) -> tuple[bool, list[str]]:
+    """(True, the parts after `cards.`) for a card path, (False, the parameter's parts, without
+    a leading `parameters.`) for a rule parameter."""
+    parts = path.split(".")
+    if parts[0] == "cards":
+        return True, parts[1:]
+    return False, parts[1:] if parts[0] == "parameters" else parts
+
+
 def point_key(overrides: dict[str, Any]) -> str:
     """A name for one point that depends on its overrides alone (not on its place in the sweep)."""
     canonical = json.dumps(sorted(overrides.items()), ensure_ascii=False, default=str)
@@ -273,12 +282,10 @@ class GameSource:
         its values: no such card type, or a rule parameter the game's engine does not declare.
         Said once, before any point is built, rather than as every point's refusal."""
         what = f"--vary {path}"
-        parts = path.split(".")
-        if parts[0] == "cards":
-            _card_target(self._cards_node, parts[1:], what)
+        is_card, parts = split_path(path)
+        if is_card:
+            _card_target(self._cards_node, parts, what)
             return
-        if parts[0] == "parameters":
-            parts = parts[1:]
         if not self.base.engine:
             return
         from ..engine import engine_by_name
@@ -302,13 +309,11 @@ class GameSource:
         cards_node = copy.deepcopy(self._cards_node)
         for path, value in overrides.items():
             what = f"{path}={_show(value)}"
-            parts = path.split(".")
+            is_card, parts = split_path(path)
             try:
-                if parts[0] == "cards":
-                    _override_cards(cards_node, parts[1:], value, what)
+                if is_card:
+                    _override_cards(cards_node, parts, value, what)
                 else:
-                    if parts[0] == "parameters":
-                        parts = parts[1:]
                     params = _value_of(game_node, "parameters") if isinstance(game_node, yaml.MappingNode) else None
                     if params is None:
                         raise CardgenError(f"{what}: the game has no rule parameters to override")
