@@ -10,21 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from .model import CheckResult, Game, Location
 from .plugins import game_engine
-from .model import Game, Location
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    id: str
-    ok: bool
-    message: str
-    location: Location | None = None
-    warning: bool = False  # passes, but a designer should look (e.g. card text below 6 pt)
-
-    def as_dict(self) -> dict:
-        return {"id": self.id, "ok": self.ok, "warning": self.warning, "message": self.message,
-                "location": str(self.location) if self.location else None}
 
 
 @dataclass(frozen=True)

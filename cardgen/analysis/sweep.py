@@ -33,7 +33,7 @@ from ..errors import CardgenError
 from ..files import write_atomic
 from ..langs import DEFAULT as DEFAULT_LANG
 from .overrides import GameSource, Refused, Vary, format_overrides, point_key
-from .metrics import Z95, wilson
+from ..metrics import Z95, wilson
 
 FORMAT_VERSION = 1
 

@@ -21,7 +21,7 @@ from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
 from ..plugins import game_engine
-from ..analysis.metrics import balance_metrics, game_features, wilson
+from ..metrics import balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
 from .core import play as core_play
@@ -148,7 +148,7 @@ class SimulationReport:
     policy_wins: Counter
     policy_score_sum: Counter
     score_counts: list[Counter] = field(default_factory=list)   # per seat: score -> games
-    features: list[dict] = field(default_factory=list)          # per game, in index order (analysis.metrics)
+    features: list[dict] = field(default_factory=list)          # per game, in index order (cardgen.metrics)
     workers: int = 1
     elapsed: float = 0.0
     records_dir: str | None = None
