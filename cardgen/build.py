@@ -36,7 +36,7 @@ from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITI
                            calibration_pdf, compute_layout, sheets_pdf)
 
 if TYPE_CHECKING:
-    from .checks import CheckResult
+    from .model import CheckResult
 
 OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox")
 MAX_BACK_OFFSET_MM = 10.0
@@ -844,7 +844,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     The PNG and TTS images are rasterised from the print-shop PDF checked here, with sizes and
     names the loader and options have already bounded.
     """
-    from .checks import CheckResult
+    from .model import CheckResult
 
     from .render.cards.art import ART_NOTES, art_checks
     from .render.cards.card import TEXT_SIZES
@@ -874,7 +874,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
 
 def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
     """Card text printed small: a warning below READABLE_TEXT_PT, a failure below the layout's text_floor."""
-    from .checks import CheckResult
+    from .model import CheckResult
     from .render.cards.layout import READABLE_TEXT_PT, get_layout
 
     if not sizes:

@@ -11,20 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .engine import engine_module
-from .model import Game, Location
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    id: str
-    ok: bool
-    message: str
-    location: Location | None = None
-    warning: bool = False  # passes, but a designer should look (e.g. card text below 6 pt)
-
-    def as_dict(self) -> dict:
-        return {"id": self.id, "ok": self.ok, "warning": self.warning, "message": self.message,
-                "location": str(self.location) if self.location else None}
+from .model import CheckResult, Game, Location
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,8 @@ import random
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
-from ..checks import CheckResult
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
-from ..model import Game
+from ..model import CheckResult, Game
 from . import core
 from .core import GameResult, InvariantError
 

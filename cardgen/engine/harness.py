@@ -13,8 +13,7 @@ import random
 import traceback
 from typing import Any
 
-from ..checks import CheckResult
-from ..model import Game
+from ..model import CheckResult, Game
 from . import engine_module
 from .bots import RandomPolicy
 from .core import CHANCE, TERMINAL, InvariantError, Rules, State, apply_moves, sample_chance

@@ -28,10 +28,9 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from ..checks import CheckResult
 from ..io import limits
 from ..io.schema import Dict, Int, Map, Str
-from ..model import Game
+from ..model import CheckResult, Game
 from . import core
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult

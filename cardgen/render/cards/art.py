@@ -469,7 +469,7 @@ def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> N
 def art_checks(notes: list[ArtNote]) -> list:
     """One warning per image and problem (missing file, under PRINT_DPI, SVG features not drawn),
     naming a card and how many others."""
-    from ...checks import CheckResult
+    from ...model import CheckResult
 
     first: dict[tuple, ArtNote] = {}
     cards: dict[tuple, set[str]] = {}
