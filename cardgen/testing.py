@@ -3,8 +3,7 @@
 A plugin's own tests call it with a factory of its `Rules` (one configuration) or with the
 Rules class and its game (every player count and variant the game supports)::
 
-    from cardgen.load import load_game
-    from cardgen.testing import check_engine
+    from cardgen.testing import check_engine, load_game
 
     def test_rules_pass_the_kit():
         check_engine(Rules, load_game("game"), games=20)
@@ -45,16 +44,21 @@ from typing import Any, Callable, Iterator
 import yaml
 
 from .engine.bots import RandomPolicy
-from .engine.core import CHANCE, IllegalAction, InvariantError, Observation, Rules, State, apply_moves
+from .engine.core import CHANCE, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
 from .engine.harness import SweepFailure, random_game
 from .engine.record import Record, record_from_dict, save_record
 from .engine.simulate import game_seed
+from .load import load_game
 from .model import Game
+
+__all__ = ["check_engine", "check_rules", "KitFailure", "KitReport", "CHECKS", "load_game"]
 
 CHECKS = ("invariants", "returns", "applicable", "action-space", "clone", "determinism", "leak", "record", "openspiel")
 
 # How many positions of each game get the costlier checks (clone, applicable, leak).
 SAMPLED_POSITIONS = 6
+# How many games OpenSpiel's random_sim_test plays through the bridge (its own checks are slow).
+OPENSPIEL_GAMES = 2
 # How many chance moves of each game the leak check changes.
 LEAK_POINTS = 8
 
@@ -131,7 +135,7 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
     report.checks["leak"] = (f"{counts['hidden']} pairs differing only in a hidden outcome looked the same; "
                              f"{counts['seen']} pairs differing in a seen one looked different")
     report.checks["record"] = "every move, and seed plus choices, replay to the same result"
-    report.checks["openspiel"] = _check_openspiel(rules, label, min(games, 5), seed, openspiel)
+    report.checks["openspiel"] = _check_openspiel(rules, label, min(games, OPENSPIEL_GAMES), seed, openspiel)
     return report
 
 
@@ -152,13 +156,15 @@ def _guard(check: str, where: str, run: Callable[[], Any]) -> Any:
 # --- positions: returns, applicable actions, action ids, clone ---------------------------------
 
 def _replay(rules: Rules, moves: list[str]) -> State:
-    """A new game with `moves` applied in order (moves the engine makes itself are skipped, as
-    the engine appends them to the history on its own); IllegalAction when one does not fit."""
+    """A new game with the game's own `moves` applied in order (already checked legal by the
+    invariant pass; moves the engine makes itself are skipped, as it appends them itself)."""
     state = rules.new_initial_state()
+    decode = rules.decode_action
     while len(state.history) < len(moves):
-        state.apply(moves[len(state.history)])
+        state.apply_unchecked(decode(moves[len(state.history)]))
     if [str(a) for a in state.history[:len(moves)]] != moves:
-        raise IllegalAction("the engine's own moves differ")
+        raise KitFailure("determinism", f"move {len(moves)}", "replaying the game's own moves, the engine "
+                                                              "made different moves of its own")
     return state
 
 
@@ -202,7 +208,7 @@ def _check_positions(rules: Rules, history: list[str], seed: int,
             chance.append(at)
         else:
             choices.append(history[at])
-        state.apply(history[at])
+        state.apply_unchecked(rules.decode_action(history[at]))
     if [str(a) for a in state.history] != history:
         raise KitFailure("determinism", "replay", "replaying the game's own moves gives a different history")
     return chance, choices
@@ -239,7 +245,8 @@ def _check_clone(state: State, rng: random.Random) -> None:
     bot = RandomPolicy()
     steps = 0
     while not twin.is_terminal() and steps < state.rules.max_actions:
-        twin.apply_unchecked(bot.choose(None, twin.legal_actions(), rng))
+        chance = twin.current_player() == CHANCE
+        twin.apply_unchecked(sample_chance(twin, rng) if chance else bot.choose(None, twin.legal_actions(), rng))
         steps += 1
     after = _snapshot(state)
     if after != before:

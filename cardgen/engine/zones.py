@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .core import CHANCE_PHASE, OVER, Action, ChoiceState, Deck, InvariantError
+from .turns import PhaseCycle, TurnOrder
 
 
 class Visibility(str, Enum):
@@ -158,6 +159,22 @@ def _put(dest: Zone, cards: Sequence[str]) -> None:
         dest.cards.extend(cards)
 
 
+def _rebind(value: Any, table: Table) -> Any:
+    """`value` with its zones replaced by the zones of the same name in `table`, and its turn
+    orders and phase cycles copied (one level of containers deep)."""
+    if isinstance(value, Zone):
+        return table.zones[value.name]
+    if isinstance(value, (TurnOrder, PhaseCycle)):
+        return value.copy()
+    if isinstance(value, list) and value and isinstance(value[0], Zone):
+        return [table.zones[zone.name] for zone in value]
+    if isinstance(value, tuple) and value and isinstance(value[0], Zone):
+        return tuple(table.zones[zone.name] for zone in value)
+    if isinstance(value, dict) and value and isinstance(next(iter(value.values())), Zone):
+        return {key: table.zones[zone.name] for key, zone in value.items()}
+    return value
+
+
 _DRAWS: dict[tuple[type, str], Action] = {}
 
 
@@ -197,8 +214,17 @@ class TableState(ChoiceState):
         self._legal: list | None = None
 
     def clone(self) -> "TableState":
+        """State.clone copies plain containers only: the table is copied here, and every
+        attribute holding a zone (or a list, tuple or dict of zones) points into the new table,
+        so a plugin may keep `self.hands = table.hands(n)`; turn orders and phase cycles are
+        copied too."""
         new = super().clone()
-        new.table = self.table.copy()     # State.clone copies plain containers only
+        table = new.table = self.table.copy()
+        for name, value in vars(new).items():
+            if name != "table":
+                rebound = _rebind(value, table)
+                if rebound is not value:
+                    setattr(new, name, rebound)
         return new
 
     # --- decisions ----------------------------------------------------------------------
