@@ -263,7 +263,7 @@ def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
 
     `build` prints these and `check` lists them, so a missing file is never silently an absent PDF.
     """
-    from .engine import engine_module
+    from .plugins import game_engine
     from .io.paths import game_template
     from .mapping import has_mapping
     from .render.documents.playtest import has_playtest
@@ -276,7 +276,7 @@ def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
         notes.append("playtest kit skipped: no templates/playtest.yaml")
     if "standard" in wanted and not has_mapping(game):
         notes.append("standard-deck sheet skipped: no mapping.yaml")
-    if engine_module(game) is None:
+    if game_engine(game) is None:
         notes.append("balance report, simulate and replay unavailable: game.yaml names no engine")
     elif game_template(game, "report.yaml") is None:
         notes.append("balance report (cardgen report) unavailable: no templates/report.yaml")
@@ -961,13 +961,13 @@ def overflow_error(game: Game, overflows: list) -> CardgenError:
 
 def _report_spec_problems(game: Game) -> list[Problem]:
     """What `cardgen report` would refuse in the game's report.yaml (its runs, their policies)."""
-    from .engine import engine_module
+    from .plugins import game_engine
     from .engine.agents import parse_policy
     from .io.paths import game_template
     from .render.documents.report import report_runs
 
-    module = engine_module(game)
-    if module is None or game_template(game, "report.yaml") is None:
+    rules_class = game_engine(game)
+    if rules_class is None or game_template(game, "report.yaml") is None:
         return []
     try:
         runs = report_runs(game)
@@ -978,7 +978,7 @@ def _report_spec_problems(game: Game) -> list[Problem]:
     for run in runs:
         for name in run.policies:
             try:
-                parse_policy(module, name)
+                parse_policy(rules_class, name)
             except ValueError as exc:
                 out.append(Problem(at, f"report.yaml: run '{run.title}': {exc}"))
     return out

@@ -77,6 +77,31 @@ def list_games() -> None:
         click.echo(f"{game.id:<12} {game.title.en} / {game.title.ja}  ({players} players, {game.total} cards)")
 
 
+@cli.command("engines")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+def engines(fmt: str) -> None:
+    """List the installed rules engines (entry points in the group cardgen.engines).
+
+    A game's `engine:` names one of these; `cardgen new NAME --engine` writes a package for a new one.
+    """
+    from .plugins import describe_engines, format_counts
+
+    rows = describe_engines()
+    if fmt == "json":
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        click.echo("no rules engines are installed; write one with `cardgen new NAME --engine`")
+        return
+    for row in rows:
+        source = f"{row['distribution']} {row['version']}".strip()
+        if row["error"]:
+            click.echo(f"{row['name']:<12} {source:<22} {row['module']:<28} {row['error']}")
+        else:
+            click.echo(f"{row['name']:<12} {source:<22} {row['module']:<28} players {format_counts(row['players']):<14} "
+                       f"variants {', '.join(row['variants'])}")
+
+
 @cli.command()
 @click.argument("games", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")

@@ -12,10 +12,12 @@ from click.testing import CliRunner
 
 from cardgen.checks import check_game
 from cardgen.cli import cli
-from cardgen.engine import ENGINES, engine_by_name
+from cardgen.engine import engine_by_name
 from cardgen.errors import DataError
 from cardgen.io.reader import display_path
 from cardgen.load import bundled_games_dir, load_game
+
+from .conftest import BUNDLED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +60,7 @@ def assert_cli_refuses(folder: Path, expected: str) -> None:
     assert expected in result.output, result.output
 
 
-@pytest.mark.parametrize("game", ENGINES)
+@pytest.mark.parametrize("game", BUNDLED)
 def test_every_engine_declares_its_parameters_and_the_bundled_games_fit(game):
     declared = engine_by_name(game).PARAMETERS
     loaded = load_game(game)
@@ -66,7 +68,7 @@ def test_every_engine_declares_its_parameters_and_the_bundled_games_fit(game):
     assert all(value is not None for value in loaded.parameters.values())
 
 
-@pytest.mark.parametrize("game", ENGINES)
+@pytest.mark.parametrize("game", BUNDLED)
 def test_every_parameter_an_engine_reads_is_declared(game):
     """game.param("x") / p("x") in the engine module names a declared parameter."""
     source = (ROOT / "cardgen" / "engine" / f"{game}.py").read_text(encoding="utf-8")
@@ -150,12 +152,12 @@ def test_inconsistent_parameters_fail_a_check_at_their_line(tmp_path, game, patt
     assert where.path == display_path(folder / "game.yaml") and where.line == key_line + (1 if block else 0)
     assert_cli_refuses(folder, f"FAIL {check_id}: {where}: ")
     # the engine refuses the same set-up with the same location instead of failing mid-game
-    module = engine_by_name(game)
+    engine = engine_by_name(game)
     players = loaded.min_players
-    variant = module.Rules.default_variant(players) if hasattr(module.Rules, "default_variant") else "standard"
+    variant = engine.default_variant(players)
     if check_id.startswith("parameter-"):
         with pytest.raises(ValueError, match=re.escape(str(where))):
-            module.Rules(loaded, players, variant)
+            engine(loaded, players, variant)
 
 
 def test_simulate_refuses_inconsistent_parameters_cleanly(tmp_path):

@@ -156,9 +156,9 @@ def test_the_ending_list_matches_the_engines_source():
 @pytest.mark.parametrize("game_id", GAMES)
 def test_every_ending_and_policy_has_a_label(game_id):
     game = load_game(game_id)
-    from cardgen.engine import engine_module
+    from cardgen.engine import game_engine
 
-    module = engine_module(game)
+    module = game_engine(game)
     for ending in ENGINE_ENDINGS[game_id]:
         for lang in LANGUAGES:
             shown = words.label("ending", ending, lang, game)

@@ -37,6 +37,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
 from ..model import CheckResult, Game
 from . import core
+from .position import PositionBuilder, PositionError, checked_position, position_deck, seat_key
 from .core import GameResult, InvariantError
 
 # phases
@@ -146,6 +147,8 @@ class Rules(core.Rules):
     """Detective Alice for one player ("solo") or two ("versus", each with their own set)."""
 
     engine_id = "alice"
+    PARAMETERS = PARAMETERS
+    player_counts = (1, 2)
     variants = ("solo", "versus")
     variant_players = {"solo": (1,), "versus": (2,)}
     max_actions = 5_000
@@ -336,7 +339,6 @@ class Rules(core.Rules):
         return State(self, decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        from .position import alice_state
         return alice_state(self, data)
 
 
@@ -1285,3 +1287,105 @@ def setup_checks(game: Game) -> list[CheckResult]:
         here("link_bonus"),
     ))
     return out
+
+
+# --- positions (cardgen.engine.position) --------------------------------------------------
+
+def alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+    """A position of this game (see cardgen.engine.position): phase investigate|event|place; to_act
+    (whose turn); zones record, memo, discard {seat: [...]} (solo: a list), profile {seat: card};
+    decks deck {seat: [...]} (solo: a list); counters turns {seat: investigation phases already
+    played}, changes_left {seat: n}, events_used; pending card (the card being placed). Each seat's
+    set is complete: its cards not placed are in its deck."""
+    b = PositionBuilder(rules, data, ["investigate", "event", "place"],
+                 zones={"record", "memo", "discard", "profile"}, decks={"deck"},
+                 counters={"turns", "changes_left", "events_used"}, pending={"card"}, copies=rules.sets)
+    n = rules.sets
+    solo = n == 1
+    s = rules.new_initial_state()
+    s.history = []
+    s.hidden_moves = {}
+    ix = rules.index
+
+    def per_seat(key: str) -> dict[int, Any]:
+        value = b.get("zones" if key != "deck" else "decks", key)
+        if solo and isinstance(value, list):
+            return {0: value}
+        return b.per_seat(("zones" if key != "deck" else "decks", key), value, n)
+
+    sets: list[Counter] = [Counter({c: 1 for c in rules.ids}) for _ in range(n)]
+
+    def take(path: tuple, p: int, cards: Any) -> list[int]:
+        out = []
+        for i, c in enumerate(b.cards(path, cards)):
+            if not sets[p][c]:
+                raise PositionError(path + (i,), f"{c} is placed twice in seat {p + 1}'s set")
+            sets[p][c] -= 1
+            out.append(ix[c])
+        return out
+
+    s.records = [[] for _ in range(n)]
+    s.memos = [[] for _ in range(n)]
+    s.discards = [[] for _ in range(n)]
+    for key, attr in (("record", "records"), ("memo", "memos"), ("discard", "discards")):
+        for p, cards in per_seat(key).items():
+            getattr(s, attr)[p] = take(("zones", key, p + 1), p, cards)
+    for p, card in b.per_seat(("zones", "profile"), b.get("zones", "profile"), n).items():
+        got = take(("zones", "profile", p + 1), p, [card])[0]
+        if not rules.is_alice[got]:
+            raise PositionError(("zones", "profile", p + 1), f"{card} is not an Alice card")
+        s.profiles[p] = got
+    pending = None
+    if b.has("pending", "card"):
+        p = b.to_act or 0
+        pending = take(("pending", "card"), p, [b.get("pending", "card")])[0]
+    tops = per_seat("deck")
+    decks = []
+    for p in range(n):
+        top_ids, rest_ids = b.deck(("decks", "deck", p + 1), tops.get(p))
+        for c in top_ids + rest_ids:
+            if not sets[p][c]:
+                raise PositionError(("decks", "deck", p + 1), f"{c} is placed twice in seat {p + 1}'s set")
+            sets[p][c] -= 1
+        top = [ix[c] for c in top_ids]
+        rest = [ix[c] for c in rest_ids] + [ix[c] for c in sorted(sets[p].elements())]
+        decks.append(position_deck(top, rest))
+    s.decks = decks
+    for p, v in b.per_seat(("counters", "turns"), b.get("counters", "turns"), n).items():
+        s.turns[p] = b.number(("counters", "turns", p + 1), v, 0, rules.max_turns)
+    for p, v in b.per_seat(("counters", "changes_left"), b.get("counters", "changes_left"), n).items():
+        s.changes_left[p] = b.number(("counters", "changes_left", p + 1), v, 0, 100)
+    if not solo and any(prof is None for prof in s.profiles):
+        raise PositionError(("zones", "profile"), "versus: give each seat's profile card")
+    seat = b.to_act or 0
+    s.pending = None
+    s.ev_card = None
+    s.peeked = []
+    s.ending = None
+    s.culprit = None
+    s.loser = None
+    s.winners_ = ()
+    s._legal = None
+    if sum(1 for c in s.memos[seat] if rules.is_alice[c]) >= rules.alices_to_lose:
+        raise PositionError(("zones", "memo"), f"{rules.alices_to_lose} Alices in a memo have already lost")
+    if len(s.memos[seat]) > rules.memo_limit:
+        raise PositionError(("zones", "memo"), f"a memo holds at most {rules.memo_limit} cards")
+    if b.phase == "investigate":
+        s._start_investigation(seat)
+    elif b.phase == "event":
+        s.turn = s.actor = seat
+        s.events_used = b.number(("counters", "events_used"), b.get("counters", "events_used", 0), 0, 100)
+        s._start_event(seat)
+    else:
+        if pending is None or rules.is_alice[pending]:
+            raise PositionError(("pending", "card"), "phase place needs the investigation card being placed")
+        s.turn = s.actor = seat
+        s.events_used = 0
+        s.pending = pending
+        s._ask(PLACE, [MEMO_A, RECORD_A])
+    return checked_position(s)
+
+
+# What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).
+Rules.POLICIES = POLICIES
+Rules.setup_checks = staticmethod(setup_checks)

@@ -650,6 +650,16 @@ class Rules:
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
     action_type: ClassVar[type] = Action
 
+    # What cardgen reads off the class an engine's entry point names (cardgen.plugins), besides
+    # the rules: each optional, the defaults say "nothing of this kind".
+    PARAMETERS: ClassVar[Any] = None        # a cardgen.io.schema.Map: game.yaml's `parameters:`, checked at load
+    POLICIES: ClassVar[Mapping[str, Any]] = {}   # bot name -> factory(rules) (random and first are always there)
+    player_counts: ClassVar[tuple[int, ...]] = ()  # the counts the rules can seat; () = what game.yaml declares
+    setup_checks: ClassVar[Any] = None      # game -> [CheckResult]: setup arithmetic, run by `check`
+    claim_checks: ClassVar[Any] = None      # game -> [CheckResult]: the game's claims, run by `check`
+    simulation_checks: ClassVar[Any] = None  # game -> [CheckResult]: replaces the random-simulation sweep
+    rounds_by_players: ClassVar[Any] = None  # game -> {players: rounds}, for the playtest score sheet
+
     @functools.cached_property
     def card_counts(self) -> dict[str, int]:
         """How many copies of each card id the game has: what card conservation holds to."""
@@ -724,6 +734,8 @@ class Rules:
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         if players not in game.player_counts:
             raise ValueError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
+        if self.player_counts and players not in self.player_counts:
+            raise ValueError(f"{game.id}: its rules engine seats {', '.join(map(str, self.player_counts))} players, not {players}")
         if variant not in self.variants:
             raise ValueError(f"{game.id} has no variant {variant!r}; choose from {', '.join(self.variants)}")
         table = self.game_variants(game)

@@ -8,7 +8,8 @@
 
 Each engine is registered as ``cardgen_<engine>`` with parameters ``players`` (default: the
 game's minimum) and ``variant`` (default: the usual one for that count). The game is read from
-the bundled card data (`card_data/<id>`); `load_bridge_game(game)` wraps any loaded `Game`.
+the bundled card data (`card_data/<id>`) unless `register(engine, game)` is given a loaded
+`Game` (any installed engine's); `load_bridge_game(rules)` wraps any `Rules`.
 
 OpenSpiel wants integer actions in a fixed range. The bridge numbers the engine's typed
 actions and chance outcomes as it meets them (a code book shared by every state of one game
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from . import ENGINES, engine_by_name
+from . import engine_by_name, installed_engines
 from .core import CHANCE, TERMINAL, Rules
 from .core import State as EngineState
 
@@ -91,8 +92,7 @@ def _game_type(engine: str, game: Any, cooperative: bool) -> "pyspiel.GameType":
         parameter_specification={"players": game.min_players, "variant": ""})
 
 
-def _make_game_class(engine: str, game: Any, module: Any):
-    rules_class = module.Rules
+def _make_game_class(engine: str, game: Any, rules_class: Any):
     game_type = _game_type(engine, game, rules_class.cooperative)
 
     class BridgeGame(pyspiel.Game):
@@ -233,22 +233,27 @@ _REGISTERED: dict[str, Any] = {}
 
 
 def register(engine: str, game: Any = None) -> str:
-    """Register `cardgen_<engine>` with pyspiel (the bundled game unless `game` is given)."""
+    """Register `cardgen_<engine>` with pyspiel for `game` (a loaded Game whose `engine:` is
+    `engine`; by default the bundled game folder of that name)."""
     if engine in _REGISTERED:
         return f"cardgen_{engine}"
     if game is None:
         from ..load import bundled_games_dir, load_game
 
         game = load_game(str(bundled_games_dir() / engine))
-    module = engine_by_name(engine)
-    game_type, game_class = _make_game_class(engine, game, module)
+    game_type, game_class = _make_game_class(engine, game, engine_by_name(engine))
     pyspiel.register_game(game_type, game_class)
     _REGISTERED[engine] = game_class
     return game_type.short_name
 
 
 def register_all() -> list[str]:
-    return [register(engine) for engine in ENGINES]
+    """Register every installed engine that has a bundled game folder of its name (register a
+    plugin's engine with its game: `register("mygame", load_game("path/to/mygame"))`)."""
+    from ..load import bundled_game_ids
+
+    bundled = set(bundled_game_ids())
+    return [register(engine) for engine in installed_engines() if engine in bundled]
 
 
 def load_bridge_game(rules: Rules):

@@ -36,7 +36,7 @@ from ..io.reader import SchemaReader, display_path, where as node_location
 from ..io.schema import Bool, Int, List, OneOf, Str, validate
 from ..load import load_game
 from ..model import Game, Location
-from . import engine_module
+from ..plugins import game_engine
 from .core import Action, GameResult, IllegalAction, State, apply_moves
 
 RECORD_KEYS = {"game", "players", "variant", "seed", "deck_order", "actions", "meta"}
@@ -236,8 +236,8 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
     except DataError as exc:
         r.error(game_node, f"the record's game '{record.game}' cannot be loaded: {exc.problems[0]}")
         return
-    module = engine_module(game)
-    if module is None or not hasattr(module, "Rules"):
+    rules_class = game_engine(game)
+    if rules_class is None:
         r.error(game_node, f"{game.id} has no rules engine, so its records cannot be replayed")
         return
     if record.players not in game.player_counts:
@@ -245,10 +245,10 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
                                        f"{game.min_players}–{game.max_players} players")
         return
     try:
-        rules = module.Rules(game, record.players, record.variant)
+        rules = rules_class(game, record.players, record.variant)
     except ValueError as exc:
         at = entries["variant"][1] if "variant" in entries else entries["players"][1]
-        r.error(at, f"{game.id} cannot be set up for this record: {exc}; variants: {', '.join(module.Rules.variants)}")
+        r.error(at, f"{game.id} cannot be set up for this record: {exc}; variants: {', '.join(rules_class.variants)}")
         return
     if record.deck_order is not None:
         node = entries["deck_order"][1]
@@ -299,12 +299,12 @@ def replay(record: Record, game: Game | None = None, start: State | None = None)
     its actions are then applied from that position."""
     if game is None:
         game = load_game(record.game)
-    module = engine_module(game)
-    if module is None or not hasattr(module, "Rules"):
+    rules_class = game_engine(game)
+    if rules_class is None:
         raise RecordError(f"{game.id} has no rules engine, so its records cannot be replayed")
     source = record.locations.get("record")
     try:
-        rules = module.Rules(game, record.players, record.variant)
+        rules = rules_class(game, record.players, record.variant)
     except ValueError as exc:
         raise RecordError([Problem(source, f"record: {exc}")]) from None
     if start is not None:
