@@ -231,6 +231,15 @@ class Rules(core.Rules):
         self.alices: list[int] = [i for i, a in enumerate(self.is_alice) if a]
         self.investigations: list[int] = [i for i, a in enumerate(self.is_alice) if not a]
 
+    def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
+        cards = tuple(sorted(set(self.ids)))
+        # the peeked cards put back in a chosen order: one to peek_count card arguments
+        order = (cards, *[(None, *cards)] * (self.peek_count - 1))
+        return {"draw": ((None, *cards),), "record": (), "memo": (), "pass": (), "keep": (),
+                "change": (), "noforce": (), "profile": (cards,), "play": (cards,), "force": (cards,),
+                "discard": (cards,), "event": (cards,), "target": (cards,), "swap": (cards,),
+                "recover": (cards,), "order": order}
+
     # ---- scoring helpers (also used by checks and policies) --------------------------------
 
     def link_length(self, record: Sequence[int]) -> int:

@@ -263,6 +263,17 @@ class Rules(core.Rules):
     def max_events_per_round(self, players: int) -> int:
         return players * self.max_quest_events * self.sets
 
+    def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
+        slots = tuple(range(self.offer_size))
+        kinds: dict[str, tuple[tuple, ...]] = {
+            "draw": (tuple(sorted(set(self.ids))),), "take": (slots,), "hold": (), "skip": (),
+            "auto-take": (tuple(range(self.players)), slots),
+            # one character goes (restroom:<name>) or both; a lone character's is bare
+            "restroom": ((None, *self.characters, "both"),) if self.sets > 1 else ()}
+        if self.die:
+            kinds["roll"] = (tuple(range(1, self.die + 1)),)
+        return kinds
+
     def score_range(self) -> tuple[int, int]:
         return 0, sum(self.back_fame[q] for q in self.quests)
 
