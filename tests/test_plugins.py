@@ -226,3 +226,22 @@ def test_nothing_downstream_names_a_bundled_game():
                 if named.search(text):
                     found.append(f"{source.relative_to(ROOT)}:{number}: {text.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_a_worker_without_the_engine_fails_in_one_line_naming_it():
+    """What a Dask worker runs (simulate's chunks, sweep's points), given a game whose engine is
+    not installed where it runs: one line naming the engine and the machine."""
+    from dataclasses import replace
+
+    from cardgen.analysis.sweep import _run_point
+    from cardgen.engine.simulate import run_chunk_on
+    from cardgen.load import load_game
+    from cardgen.plugins import EngineError
+
+    game = replace(load_game("llll"), engine="elsewhere")
+    chunk = (str(game.root), 3, "standard", ("random",) * 3, False, 0, 0, 2, None)
+    for work in (lambda: run_chunk_on(game, chunk), lambda: _run_point((game, 0, 2, 3, "standard", ["random"], False))):
+        with pytest.raises(EngineError) as failed:
+            work()
+        assert re.fullmatch(r"the worker on \S+ \(\S+\) has no rules engine 'elsewhere' for llll; install the distribution "
+                            r"that provides it on every worker, as on the machine that sent the work", str(failed.value))

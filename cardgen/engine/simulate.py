@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
-from ..plugins import game_engine
+from ..plugins import engine_on_worker, game_engine
 from ..metrics import balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
@@ -123,7 +123,8 @@ def run_chunk_on(game: Game, task: tuple) -> list[tuple]:
         _GAMES[root] = game
         for key in [k for k in _CACHE if k[0] == root]:
             del _CACHE[key]
-    return _run_chunk(task)
+    with engine_on_worker(game):
+        return _run_chunk(task)
 
 
 # --- the report -------------------------------------------------------------------------------
