@@ -309,7 +309,8 @@ report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_
 @report_paper
 def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None, paper: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
-    from .render.documents.report import games_of, report_runs, write_balance_report
+    from .analysis.balance import write_balance_report
+    from .render.documents.report import games_of, report_runs
 
     loaded = load_game(game)
     runs = report_runs(loaded)
