@@ -196,7 +196,7 @@ def _parameters(r: SchemaReader, g: dict, engine: str | None, locations: dict[st
     An engine module declares `PARAMETERS` (a `cardgen.io.schema.Map`); a missing, mistyped or
     out-of-range parameter is refused here at its line, so the engine never sees one.
     """
-    from .engine import ENGINES, engine_by_name
+    from .registry import ENGINES, engine_by_name
     from .io.schema import validate
 
     node = g["parameters"][1] if "parameters" in g else None

@@ -153,7 +153,7 @@ ROUND_COUNTS = ("most_rounds", "players_in_round")  # counts the game's engine a
 
 def rounds_by_players(game: Game, at: Any = None) -> dict[int, int]:
     """Rounds the game lasts for each player count, from its engine (`rounds_by_players(game)`)."""
-    from ...engine import engine_module
+    from ...registry import engine_module
 
     module = engine_module(game)
     answer = getattr(module, "rounds_by_players", None) if module is not None else None
