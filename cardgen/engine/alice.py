@@ -328,7 +328,7 @@ class Rules(core.Rules):
         return State(self, decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return alice_state(self, data)
+        return _alice_state(self, data)
 
 
 class State(core.ChoiceState):
@@ -1280,7 +1280,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     b = PositionBuilder(rules, data, ["investigate", "event", "place"],
                  zones={"record", "memo", "discard", "profile"}, decks={"deck"},
                  counters={"turns", "changes_left", "events_used"}, pending={"card"}, copies=rules.sets)

@@ -123,7 +123,7 @@ class Rules(core.Rules):
         return State(self, deck)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return llll_state(self, data)
+        return _llll_state(self, data)
 
     def score_range(self) -> tuple[int, int]:
         best_vp = sum(sorted(self.vp.values(), reverse=True)[:self.rounds])
@@ -741,7 +741,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     phases = {"pick": PICK, "bid": BID, "raise": RAISE, "take": TAKE, "ally": ALLY, "noble": NOBLE, "deal": DEAL}
     b = PositionBuilder(rules, data, ["ally", "pick", "bid", "raise", "take", "noble", "deal"],
                  zones={"set_aside", "castle", "face_down", "allies", "scores", "secret", "tapped"},

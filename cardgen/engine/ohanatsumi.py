@@ -275,7 +275,7 @@ class Rules(core.Rules):
         return State(self, *decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return ohanatsumi_state(self, data)
+        return _ohanatsumi_state(self, data)
 
 
 class State(core.ChoiceState):
@@ -1159,7 +1159,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     b = PositionBuilder(rules, data, ["round", "adventure"],
                  zones={"offer", "quest", "rows", "opened", "completed", "held", "quest_discard", "flower_discard",
                         "flower_discard_face_down"},

@@ -18,7 +18,7 @@ game's main face-down pile (shuffled, under any cards listed in known order), so
 names only what matters. Seats are numbered from 1 everywhere in a position, slots from 1.
 
 This module reads the file and the generic parts (`PositionBuilder`: sections, seats, cards placed
-once); each game module builds its own state from them (`<game>_state`, behind its
+once); each game module builds its own state from them (`_<game>_state`, behind its
 `Rules.from_position`), so this module names no game. Per game (keys not listed are refused):
 
 - llll: phase pick|bid|raise|take|ally|noble|deal; zones set_aside, castle (one entry per slot,
@@ -59,7 +59,7 @@ from ..load import load_game
 from . import core
 
 TOP_KEYS = {"game", "players", "variant", "phase", "to_act", "zones", "decks", "counters", "pending"}
-SECTIONS = ("zones", "decks", "counters", "pending")
+_SECTIONS = ("zones", "decks", "counters", "pending")
 
 
 class PositionError(ValueError):
@@ -177,7 +177,7 @@ class PositionBuilder:
         self.phase = phase
         allowed = {"zones": set(zones), "decks": set(decks), "counters": set(counters), "pending": set(pending)}
         self.sections: dict[str, Mapping[str, Any]] = {}
-        for name in SECTIONS:
+        for name in _SECTIONS:
             section = data.get(name) or {}
             if not isinstance(section, Mapping):
                 raise PositionError((name,), "must be a mapping")

@@ -228,7 +228,7 @@ class Rules(core.Rules):
         return State(self, deck_order)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return requiem_state(self, data)
+        return _requiem_state(self, data)
 
     def ending_score(self, scoring_cards: Sequence[str], fallen_princes: int) -> int:
         points = sum(self.score_ranks.get(self.rank[c], 0) for c in scoring_cards)
@@ -1029,7 +1029,7 @@ def _claim_check(game: Game, rules: Rules, claim: Any, enemy_ranks: list[int]) -
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     phases = {"scout": SCOUT, "retreat": RETREAT, "rally": RALLY, "sortie": SORTIE, "rescue": RESCUE, "prince": PRINCE}
     b = PositionBuilder(rules, data, ["scout", "retreat", "rally", "sortie", "rescue", "prince"],
                  zones={"lines", "tapped", "arrival", "revealed", "interception", "mage_area", "princes", "damage",
