@@ -263,7 +263,7 @@ def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
 
     `build` prints these and `check` lists them, so a missing file is never silently an absent PDF.
     """
-    from .plugins import game_engine
+    from .registry import game_engine
     from .io.paths import game_template
     from .mapping import has_mapping
     from .render.documents.playtest import has_playtest
@@ -961,7 +961,7 @@ def overflow_error(game: Game, overflows: list) -> CardgenError:
 
 def _report_spec_problems(game: Game) -> list[Problem]:
     """What `cardgen report` would refuse in the game's report.yaml (its runs, their policies)."""
-    from .plugins import game_engine
+    from .registry import game_engine
     from .engine.agents import parse_policy
     from .io.paths import game_template
     from .render.documents.report import report_runs

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .model import CheckResult, Game, Location
-from .plugins import game_engine
+from .registry import game_engine
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ def engines(fmt: str) -> None:
 
     A game's `engine:` names one of these; `cardgen new NAME --engine` writes a package for a new one.
     """
-    from .plugins import describe_engines, format_counts
+    from .registry import describe_engines, format_counts
 
     rows = describe_engines()
     if fmt == "json":
@@ -340,7 +340,8 @@ report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_
 @report_paper
 def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None, paper: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
-    from .render.documents.report import games_of, report_runs, write_balance_report
+    from .analysis.balance import write_balance_report
+    from .render.documents.report import games_of, report_runs
 
     loaded = load_game(game)
     runs = report_runs(loaded)

@@ -197,7 +197,7 @@ def _parameters(r: SchemaReader, g: dict, engine: str | None, locations: dict[st
     out-of-range parameter is refused here at its line, so the engine never sees one.
     """
     from .io.schema import validate
-    from .plugins import EngineError, engine_by_name
+    from .registry import EngineError, engine_by_name
 
     node = g["parameters"][1] if "parameters" in g else None
     declared = None

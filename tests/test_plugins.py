@@ -209,7 +209,7 @@ def test_the_rules_package_passes_its_own_tests(designer):
 
 
 # Downstream of the engines: what must work for any installed engine, so none may name a bundled game.
-DOWNSTREAM = ["cardgen/checks.py", "cardgen/cli.py", "cardgen/build.py", "cardgen/load.py", "cardgen/plugins.py",
+DOWNSTREAM = ["cardgen/checks.py", "cardgen/cli.py", "cardgen/build.py", "cardgen/load.py", "cardgen/registry.py",
               "cardgen/testing.py", "cardgen/analysis", "cardgen/engine"]
 
 
@@ -234,13 +234,13 @@ def test_a_worker_without_the_engine_fails_in_one_line_naming_it():
     from dataclasses import replace
 
     from cardgen.analysis.sweep import _run_point
-    from cardgen.engine.simulate import run_chunk_on
+    from cardgen.engine.simulate import _run_chunk_on
     from cardgen.load import load_game
-    from cardgen.plugins import EngineError
+    from cardgen.registry import EngineError
 
     game = replace(load_game("llll"), engine="elsewhere")
     chunk = (str(game.root), 3, "standard", ("random",) * 3, False, 0, 0, 2, None)
-    for work in (lambda: run_chunk_on(game, chunk), lambda: _run_point((game, 0, 2, 3, "standard", ["random"], False))):
+    for work in (lambda: _run_chunk_on(game, chunk), lambda: _run_point((game, 0, 2, 3, "standard", ["random"], False))):
         with pytest.raises(EngineError) as failed:
             work()
         assert re.fullmatch(r"the worker on \S+ \(\S+\) has no rules engine 'elsewhere' for llll; install the distribution "

@@ -223,7 +223,8 @@ def built_documents(tmp_path_factory):
         build_games(games, make_options(out=out / lang, lang=lang, outputs=outputs), workers=1)
     # balance reports: few games (the labels, not the numbers, are under test)
     from cardgen.files import write_atomic
-    from cardgen.render.documents.report import build_balance_report, run_report
+    from cardgen.analysis.balance import run_report
+    from cardgen.render.documents.report import build_balance_report
 
     for game in games:
         results = run_report(game, games=12, seed=3, workers=1)

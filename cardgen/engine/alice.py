@@ -339,7 +339,7 @@ class Rules(core.Rules):
         return State(self, decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return alice_state(self, data)
+        return _alice_state(self, data)
 
 
 class State(core.ChoiceState):
@@ -1291,7 +1291,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase investigate|event|place; to_act
     (whose turn); zones record, memo, discard {seat: [...]} (solo: a list), profile {seat: card};
     decks deck {seat: [...]} (solo: a list); counters turns {seat: investigation phases already
@@ -1386,6 +1386,6 @@ def alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     return checked_state(s)
 
 
-# What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
 Rules.POLICIES = POLICIES
 Rules.setup_checks = staticmethod(setup_checks)

@@ -650,7 +650,7 @@ class Rules:
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
     action_type: ClassVar[type] = Action
 
-    # What cardgen reads off the class an engine's entry point names (cardgen.plugins), besides
+    # What cardgen reads off the class an engine's entry point names (cardgen.registry), besides
     # the rules: each optional, the defaults say "nothing of this kind".
     PARAMETERS: ClassVar[Any] = None        # a cardgen.io.schema.Map: game.yaml's `parameters:`, checked at load
     POLICIES: ClassVar[Mapping[str, Any]] = {}   # bot name -> factory(rules) (random and first are always there)

@@ -14,7 +14,7 @@ import traceback
 from typing import Any
 
 from ..model import CheckResult, Game
-from ..plugins import game_engine
+from ..registry import game_engine
 from .bots import RandomPolicy
 from .core import CHANCE, TERMINAL, InvariantError, Rules, State, apply_moves, sample_chance
 from .simulate import game_seed, policy_seed

@@ -125,7 +125,7 @@ class Rules(core.Rules):
         return State(self, deck)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return llll_state(self, data)
+        return _llll_state(self, data)
 
     def max_action_points(self) -> int:
         """AP no seat can exceed: an ally phase never raises the number of untapped allies, so
@@ -754,7 +754,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase
     pick|bid|raise|take|ally|noble|deal; zones set_aside, castle (one entry per slot, null for an
     empty slot), face_down (castle slots dealt face down), allies {seat: [...]}, scores {seat:
@@ -861,6 +861,6 @@ def llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     return checked_state(s)
 
 
-# What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
 Rules.POLICIES = POLICIES
 Rules.setup_checks = staticmethod(setup_checks)

@@ -288,7 +288,7 @@ class Rules(core.Rules):
         return State(self, *decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return ohanatsumi_state(self, data)
+        return _ohanatsumi_state(self, data)
 
 
 class State(core.ChoiceState):
@@ -1172,7 +1172,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase round (a round starts: quests
     are revealed) | adventure (cards are opened in turn order); zones offer, quest {seat: card},
     rows {seat: [[...] per character]}, opened {seat: [n per character]}, completed {seat: [...]},
@@ -1273,7 +1273,7 @@ def ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     return checked_state(s)
 
 
-# What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
 Rules.POLICIES = POLICIES
 Rules.setup_checks = staticmethod(setup_checks)
 Rules.rounds_by_players = staticmethod(rounds_by_players)

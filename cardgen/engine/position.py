@@ -18,7 +18,7 @@ game's main face-down pile (shuffled, under any cards listed in known order), so
 names only what matters. Seats are numbered from 1 everywhere in a position, slots from 1.
 
 This module reads the file and the generic parts (`PositionBuilder`: sections, seats, cards placed
-once); each game module builds its own state from them (`<game>_state`, behind its
+once); each game module builds its own state from them (`_<game>_state`, behind its
 `Rules.from_position`; its docstring lists the keys a position takes, and keys not listed are
 refused), so this module names no game. An engine without positions refuses them.
 """
@@ -37,7 +37,7 @@ from ..load import load_game
 from . import core
 
 TOP_KEYS = {"game", "players", "variant", "phase", "to_act", "zones", "decks", "counters", "pending"}
-SECTIONS = ("zones", "decks", "counters", "pending")
+_SECTIONS = ("zones", "decks", "counters", "pending")
 
 
 class PositionError(ValueError):
@@ -85,7 +85,7 @@ def load_position(path: str | Path) -> tuple[Any, core.State, dict]:
     except DataError as exc:
         r.error(entries["game"][1], f"the position's game '{data['game']}' cannot be loaded: {exc.problems[0]}")
         _raise(r)
-    from ..plugins import game_engine
+    from ..registry import game_engine
     rules_class = game_engine(game)
     if rules_class is None:
         r.error(entries["game"][1], f"{game.id} has no rules engine, so it has no positions")
@@ -155,7 +155,7 @@ class PositionBuilder:
         self.phase = phase
         allowed = {"zones": set(zones), "decks": set(decks), "counters": set(counters), "pending": set(pending)}
         self.sections: dict[str, Mapping[str, Any]] = {}
-        for name in SECTIONS:
+        for name in _SECTIONS:
             section = data.get(name) or {}
             if not isinstance(section, Mapping):
                 raise PositionError((name,), "must be a mapping")

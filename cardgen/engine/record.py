@@ -36,7 +36,7 @@ from ..io.reader import SchemaReader, display_path, where as node_location
 from ..io.schema import Bool, Int, List, OneOf, Str, validate
 from ..load import load_game
 from ..model import Game, Location
-from ..plugins import game_engine
+from ..registry import game_engine
 from .core import Action, GameResult, IllegalAction, State, apply_moves
 
 RECORD_KEYS = {"game", "players", "variant", "seed", "deck_order", "actions", "meta"}

@@ -230,7 +230,7 @@ class Rules(core.Rules):
         return State(self, deck_order)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        return requiem_state(self, data)
+        return _requiem_state(self, data)
 
     def ending_score(self, scoring_cards: Sequence[str], fallen_princes: int) -> int:
         points = sum(self.score_ranks.get(self.rank[c], 0) for c in scoring_cards)
@@ -1041,7 +1041,7 @@ def _claim_check(game: Game, rules: Rules, claim: Any, enemy_ranks: list[int]) -
 
 # --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
-def requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+def _requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase
     prince|scout|retreat|rally|sortie|rescue (to_act optional: the first seat with a choice is
     asked, as the rules do); zones lines {seat: [...]}, tapped, arrival [per slot], revealed,
@@ -1129,7 +1129,7 @@ def requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     return checked_state(s)
 
 
-# What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
 Rules.POLICIES = POLICIES
 Rules.setup_checks = staticmethod(setup_checks)
 Rules.claim_checks = staticmethod(claim_checks)

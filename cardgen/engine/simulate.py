@@ -20,13 +20,13 @@ from typing import Any, Callable, Sequence
 from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
-from ..plugins import engine_on_worker, game_engine
+from ..registry import engine_on_worker, game_engine
 from ..metrics import balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
 from .core import play as core_play
 
-CHUNK = 250          # games per task sent to a worker
+_CHUNK = 250          # games per task sent to a worker
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -60,7 +60,7 @@ def play(rules: Rules, policies: Sequence[Any], seed: int, deck_order: Sequence[
         raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {rules.max_actions} moves without ending") from None
 
 
-def seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
+def _seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
     if not rotate:
         return list(names)
     shift = index % len(names)
@@ -94,7 +94,7 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
     out = []
     for index in range(start, stop):
         gseed = game_seed(seed, index)
-        seat_names = seat_policies(names, index, rotate)
+        seat_names = _seat_policies(names, index, rotate)
         policies = [make_any_policy(rules_class, name, rules) for name in seat_names]
         state = play(rules, policies, gseed)
         result = state.result()
@@ -115,7 +115,7 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
     return out
 
 
-def run_chunk_on(game: Game, task: tuple) -> list[tuple]:
+def _run_chunk_on(game: Game, task: tuple) -> list[tuple]:
     """Run one chunk of games of `game` in an executor's worker (a Dask worker, say): the game
     travels with the task, because that worker may lack the folder or hold another version of it."""
     root = task[0]
@@ -248,14 +248,14 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
         records_dir = str(save_records)
     workers = workers or os.cpu_count() or 1
     root = str(game.root)
-    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + CHUNK), records_dir)
-             for start in range(0, games, CHUNK)]
+    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + _CHUNK), records_dir)
+             for start in range(0, games, _CHUNK)]
     started = time.perf_counter()
     rows: list[tuple] = []
     if executor is not None:
         import functools
 
-        for chunk in executor.map(functools.partial(run_chunk_on, game), tasks):
+        for chunk in executor.map(functools.partial(_run_chunk_on, game), tasks):
             rows.extend(chunk)
             if progress:
                 progress(len(chunk))

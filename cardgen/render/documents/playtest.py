@@ -153,7 +153,7 @@ ROUND_COUNTS = ("most_rounds", "players_in_round")  # counts the game's engine a
 
 def rounds_by_players(game: Game, at: Any = None) -> dict[int, int]:
     """Rounds the game lasts for each player count, from its engine (`rounds_by_players(game)`)."""
-    from ...plugins import game_engine
+    from ...registry import game_engine
 
     rules_class = game_engine(game)
     answer = rules_class.rounds_by_players if rules_class is not None else None
