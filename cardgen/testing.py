@@ -46,10 +46,11 @@ import yaml
 from .engine.bots import RandomPolicy
 from .engine.core import CHANCE, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
 from .engine.harness import SweepFailure, random_game
-from .engine.record import Record, record_from_dict, save_record
+from .engine.record import Record, load_record, record_from_dict, replay, save_record
 from .engine.simulate import game_seed
 from .load import load_game
 from .model import Game
+from .plugins import game_engine
 
 __all__ = ["check_engine", "check_rules", "KitFailure", "KitReport", "CHECKS", "load_game"]
 
@@ -280,27 +281,42 @@ def _check_determinism(make_rules: Callable[[], Rules], seed: int, history: list
 
 
 def _check_record(make_rules: Callable[[], Rules], state: State, choices: list[str], seed: int) -> None:
+    """Save the game as a record file, read it back and replay it: through `load_record` and
+    `replay` (what `cardgen replay` does) when the rules are the game's installed engine, else
+    (rules the kit was handed directly) by applying the moves read back to a fresh state."""
     rules = state.rules
     result = state.result()
+    installed = game_engine(rules.game) is type(rules)
     full = [str(a) for a in state.history]
     for what, moves in (("every move", full), ("seed and choices", choices)):
-        record = Record(game=rules.game.id, players=rules.players, variant=rules.variant, seed=seed, actions=moves)
+        record = Record(game=str(rules.game.root), players=rules.players, variant=rules.variant, seed=seed,
+                        actions=moves)
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "game.yaml"
+            path = Path(folder) / "record.yaml"
             save_record(record, path)
-            back = record_from_dict(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
-        replayed = make_rules().new_initial_state(back.deck_order)
-        try:
-            apply_moves(replayed, back.actions, random.Random(back.seed))
-        except IllegalAction as exc:
-            raise KitFailure("record", what, f"the saved record does not replay: move "
-                                             f"{getattr(exc, 'position', '?')}: {exc}") from None
-        if not replayed.is_terminal():
+            if installed:
+                report = replay(load_record(path), rules.game)
+                problem, replayed = report.error, report.state
+            else:
+                back = record_from_dict(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+                problem, replayed = _apply_record(make_rules(), back)
+        if problem:
+            raise KitFailure("record", what, f"the saved record does not replay: {problem}")
+        if replayed is None or not replayed.is_terminal():
             raise KitFailure("record", what, "the replayed record does not end the game")
         again = replayed.result()
         if (again.scores, again.winners, again.success, again.ending) != (result.scores, result.winners,
                                                                           result.success, result.ending):
             raise KitFailure("record", what, f"the replay gives {again}, the game gave {result}")
+
+
+def _apply_record(rules: Rules, record: Record) -> tuple[str | None, State]:
+    state = rules.new_initial_state(record.deck_order)
+    try:
+        apply_moves(state, record.actions, random.Random(record.seed))
+    except IllegalAction as exc:
+        return f"move {getattr(exc, 'position', '?')}: {exc}", state
+    return None, state
 
 
 # --- information leaks -----------------------------------------------------------------------------
