@@ -24,7 +24,8 @@ the check, the configuration and the game's seed at the first problem:
 - ``determinism``: the same seed and choices give the same game, from a fresh `Rules` too;
 - ``leak``: two states that differ only in a chance outcome a seat did not see (the same
   history, one hidden draw changed) give that seat the same observation and information
-  state, and a changed outcome it did see changes its observation;
+  state, and a changed outcome it did see changes its observation; on a `TableState`, two cards
+  in zones a seat may not see trade places at sampled positions, and its observation stays;
 - ``record``: the game saved as a record (every move, and seed plus choices only), read back and
   replayed, gives the same result;
 - ``openspiel``: when pyspiel is importable, OpenSpiel's own `random_sim_test` through the
@@ -44,8 +45,9 @@ from typing import Any, Callable, Iterator
 import yaml
 
 from .engine.bots import RandomPolicy
-from .engine.core import CHANCE, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
+from .engine.core import CHANCE, Deck, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
 from .engine.harness import SweepFailure, random_game
+from .engine.zones import TableState, Zone
 from .engine.record import Record, load_record, record_from_dict, replay, save_record
 from .engine.simulate import game_seed
 from .load import load_game
@@ -112,7 +114,7 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
     rules = make_rules()
     label = f"{rules.game.id} {rules.players}p {rules.variant}"
     report = KitReport(rules.game.id, rules.players, rules.variant, games)
-    counts = {"positions": 0, "hidden": 0, "seen": 0, "actions": 0}
+    counts = {"positions": 0, "hidden": 0, "seen": 0, "actions": 0, "swaps": 0}
     lengths = []
     for index in range(games):
         gseed = game_seed(seed, index)
@@ -134,7 +136,8 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
                                      else "skipped: the rules declare no action_kinds()")
     report.checks["determinism"] = "same seed, same game, also from a fresh Rules"
     report.checks["leak"] = (f"{counts['hidden']} pairs differing only in a hidden outcome looked the same; "
-                             f"{counts['seen']} pairs differing in a seen one looked different")
+                             f"{counts['seen']} pairs differing in a seen one looked different; "
+                             f"{counts['swaps']} swaps of two cards hidden from a seat left its view alone")
     report.checks["record"] = "every move, and seed plus choices, replay to the same result"
     report.checks["openspiel"] = _check_openspiel(rules, label, min(games, OPENSPIEL_GAMES), seed, openspiel)
     return report
@@ -323,10 +326,9 @@ def _apply_record(rules: Rules, record: Record) -> tuple[str | None, State]:
 
 def _check_leaks(rules: Rules, history: list[str], chance_points: list[int], seed: int,
                  counts: dict[str, int]) -> None:
-    """Change one chance outcome of the game and compare each seat's view right after it.
-
-    Right after it, because later the rules may show that card to a seat (a peek, a card turned
-    face up), which is no leak; a leak shows at once, as the card lands where it should be hidden."""
+    """Change one chance outcome of the game and compare each seat's view right after it (right
+    after, because later the rules may show that card to a seat, a peek or a card turned face up,
+    which is no leak); then, on a state built on zones, swap hidden cards at sampled positions."""
     rng = random.Random(seed ^ 0x5EED)
     for index in sorted(rng.sample(chance_points, min(LEAK_POINTS, len(chance_points)))):
         node = _replay(rules, history[:index])
@@ -346,6 +348,10 @@ def _check_leaks(rules: Rules, history: list[str], chance_points: list[int], see
             if _observations(twin) and twin.hidden_moves != base.hidden_moves:
                 continue       # the two outcomes are not hidden alike: no pair to compare
             _compare_views(base, twin, views, index, str(actual), str(other), counts)
+    for cut in sorted(_sampled(len(history), rng)):
+        state = _replay(rules, history[:cut])
+        if isinstance(state, TableState):
+            _check_zone_swaps(state, rng, counts)
 
 
 def _observations(state: State) -> list[Observation]:
@@ -374,6 +380,41 @@ def _compare_views(base: State, twin: State, views: list[Observation], index: in
         if base.information_state_string(seat) != twin.information_state_string(seat):
             raise KitFailure("leak", f"move {index}", f"seat {seat + 1} may not see the chance outcome {was}, yet "
                                                       f"its information state differs from the game where it was {now}")
+
+
+def _check_zone_swaps(state: TableState, rng: random.Random, counts: dict[str, int]) -> None:
+    """For a state on zones: two cards in different zones a seat may not see trade places, and
+    that seat's observation must not change (a fact a plugin computes from a hidden zone leaks,
+    whenever in the game it shows)."""
+    for seat in range(state.rules.players):
+        hidden = [zone for zone in state.table if len(zone) and not zone.visible_to(seat)]
+        if len(hidden) < 2:
+            continue
+        one, two = rng.sample(hidden, 2)
+        a, b = rng.choice(one.listed()), rng.choice(two.listed())
+        if a == b:
+            continue
+        twin = state.clone()
+        _replace(twin.table[one.name], a, b)
+        _replace(twin.table[two.name], b, a)
+        counts["swaps"] += 1
+        before, after = _plain(state.observation(seat).as_dict()), _plain(twin.observation(seat).as_dict())
+        if before != after:
+            raise KitFailure("leak", f"move {len(state.history)}",
+                             f"seat {seat + 1}'s observation changes when {a} (in {one.name}) and {b} (in "
+                             f"{two.name}), both hidden from it, trade places, at {_first_difference(before, after)}: "
+                             "a hidden card leaks there")
+
+
+def _replace(zone: Zone, card: str, other: str) -> None:
+    """Put `other` where one copy of `card` is in `zone`."""
+    if isinstance(zone.cards, Deck):
+        for _, cards in zone.cards.layers:
+            if card in cards:
+                cards[cards.index(card)] = other
+                return
+    else:
+        zone.cards[zone.cards.index(card)] = other
 
 
 def _plain(value: Any) -> Any:

@@ -99,6 +99,14 @@ class LeakedHand(TrickState):
         return {**super().public_facts(), "hands": [hand.listed() for hand in self.hands]}
 
 
+class LateLeak(TrickState):
+    """Shows the hand of whoever took the last trick: no leak right after the deal, one later."""
+
+    def public_facts(self) -> dict:
+        shown = {} if not any(self.tricks) else {"leader": self.hands[self.turn.seat].listed()}
+        return {**super().public_facts(), **shown}
+
+
 class LostCard(TrickState):
     """Drops a card each time a trick is taken."""
 
@@ -135,7 +143,7 @@ class Endless(TrickState):
             self.draw("stock", hand.name, HAND)
 
 
-BUGS = {"leaked hand": LeakedHand, "lost card": LostCard, "shared clone": SharedClone,
+BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "lost card": LostCard, "shared clone": SharedClone,
         "probabilities 0.9": NinetyPercent, "never ends": Endless}
 
 

@@ -10,7 +10,7 @@ from cardgen.engine import engine_by_name
 from cardgen.testing import CHECKS, KitFailure, check_engine, check_rules, load_game
 
 from .conftest import BUNDLED
-from .kit_engines import (BUGS, Endless, LeakedHand, LostCard, NinetyPercent, SharedClone, TrickRules,
+from .kit_engines import (BUGS, Endless, LateLeak, LeakedHand, LostCard, NinetyPercent, SharedClone, TrickRules,
                           TrickState, make_rules)
 
 
@@ -20,13 +20,14 @@ def test_a_sound_engine_passes_every_check(players):
     assert set(report.checks) == set(CHECKS)
     assert "skipped" not in report.checks["action-space"]
     # the leak check compared real pairs both ways: hidden draws into hands, and seen ones
-    hidden, seen = [int(word) for word in report.checks["leak"].split() if word.isdigit()]
-    assert hidden > 0 and seen > 0
+    hidden, seen, swaps = [int(word) for word in report.checks["leak"].split() if word.isdigit()]
+    assert hidden > 0 and seen > 0 and swaps > 0
 
 
 # each seeded bug: the check that must catch it and words its message must contain
 SEEDED = {
     LeakedHand: ("leak", "may not see the chance outcome", "at public.hands"),
+    LateLeak: ("leak", "trade places", "at public.leader"),
     LostCard: ("invariants", "card conservation broken: missing"),
     SharedClone: ("clone", "playing a clone to its end changed the original", "shares a container"),
     NinetyPercent: ("invariants", "chance probabilities sum to 0.899"),
