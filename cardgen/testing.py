@@ -40,7 +40,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import yaml
 
@@ -111,6 +111,8 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
     """Run every check on `games` seeded random games of the rules `make_rules()` builds (a fresh
     Rules each call). `openspiel`: None runs OpenSpiel's view when pyspiel is importable, True
     requires it, False skips it. Raises KitFailure at the first problem."""
+    if games < 1:
+        raise ValueError(f"the kit needs at least one game, not {games}")
     rules = make_rules()
     label = f"{rules.game.id} {rules.players}p {rules.variant}"
     report = KitReport(rules.game.id, rules.players, rules.variant, games)
@@ -123,7 +125,7 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
         history = [str(a) for a in state.history]
         lengths.append(len(history))
         _guard("determinism", where, lambda: _check_determinism(make_rules, gseed, history))
-        chance, choices = _guard("returns", where, lambda: _check_positions(rules, history, gseed, counts))
+        chance, choices = _guard("applicable", where, lambda: _check_positions(rules, history, gseed, counts))
         _guard("leak", where, lambda: _check_leaks(rules, history, chance, gseed, counts))
         _guard("record", where, lambda: _check_record(make_rules, state, choices, gseed))
     report.checks["invariants"] = (f"after every move of {games} games ({min(lengths)}–{max(lengths)} moves, "
