@@ -54,7 +54,7 @@ from .load import load_game
 from .model import Game
 from .plugins import game_engine
 
-__all__ = ["check_engine", "check_rules", "KitFailure", "KitReport", "CHECKS", "load_game"]
+__all__ = ["check_engine", "check_rules", "configurations", "KitFailure", "KitReport", "CHECKS", "load_game"]
 
 CHECKS = ("invariants", "returns", "applicable", "action-space", "clone", "determinism", "leak", "record", "openspiel")
 
@@ -92,18 +92,21 @@ class KitReport:
         return head + "".join(f"\n  {name}: {what}" for name, what in self.checks.items())
 
 
+def configurations(rules_class: type[Rules], game: Game) -> list[tuple[int, str]]:
+    """Every (players, variant) `game` supports with `rules_class`: for a test parametrized by
+    configuration, ``@pytest.mark.parametrize("players, variant", configurations(Rules, game))``."""
+    return [(players, variant) for players in game.player_counts for variant in rules_class.variants
+            if rules_class.supports(players, variant, game)]
+
+
 def check_engine(rules_class: type[Rules], game: Game, games: int = 20, seed: int = 0,
                  openspiel: bool | None = None) -> list[KitReport]:
     """`check_rules` for every player count and variant `game` supports with `rules_class`."""
-    reports = []
-    for players in game.player_counts:
-        for variant in rules_class.variants:
-            if rules_class.supports(players, variant, game):
-                reports.append(check_rules(lambda p=players, v=variant: rules_class(game, p, v),
-                                           games=games, seed=seed, openspiel=openspiel))
-    if not reports:
+    setups = configurations(rules_class, game)
+    if not setups:
         raise KitFailure("configurations", game.id, "the rules support no player count and variant of the game")
-    return reports
+    return [check_rules(lambda p=players, v=variant: rules_class(game, p, v), games=games, seed=seed,
+                        openspiel=openspiel) for players, variant in setups]
 
 
 def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
@@ -428,6 +431,11 @@ def _plain(value: Any) -> Any:
 def _check_openspiel(rules: Rules, label: str, sims: int, seed: int, wanted: bool | None) -> str:
     if wanted is False:
         return "skipped (openspiel=False)"
+    if game_engine(rules.game) is not type(rules):
+        if wanted:
+            raise KitFailure("openspiel", label, "the bridge plays installed engines only: install the rules and "
+                                                 "name them in game.yaml's engine:")
+        return "skipped: the rules are not the game's installed engine, which the bridge plays"
     try:
         import pyspiel
         from .engine.openspiel_bridge import load_bridge_game
