@@ -33,7 +33,7 @@ class TrickState(TableState):
         self.tricks = [0] * rules.players
         self.turn = TurnOrder(rules.players)
         for hand in self.hands:
-            self.draw("stock", hand.name, HAND)
+            self.draw("stock", hand, HAND)
 
     def after_draws(self) -> None:
         self.ask_next()
@@ -140,7 +140,7 @@ class Endless(TrickState):
         self.won.cards.clear()
         self.tricks = [0] * self.rules.players
         for hand in self.hands:
-            self.draw("stock", hand.name, HAND)
+            self.draw("stock", hand, HAND)
 
 
 BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "lost card": LostCard, "shared clone": SharedClone,

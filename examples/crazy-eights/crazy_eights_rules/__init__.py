@@ -54,7 +54,7 @@ class State(TableState):
         self.took = False              # the player to act has taken a card this turn
         self.passes = 0                # passes in a row since the stock ran out
         for hand in self.hands:
-            self.draw("stock", hand.name, rules.hand_size)
+            self.draw("stock", hand, rules.hand_size)
         self.draw("stock", "discard")  # the starter, face up
 
     @property
@@ -93,7 +93,7 @@ class State(TableState):
         if move.kind == "take":
             self.took = True
             self.passes = 0
-            return self.draw("stock", self.hands[seat].name)   # then ask_turn again, after the draw
+            return self.draw("stock", self.hands[seat])   # then ask_turn again, after the draw
         self.took = False
         if move.kind == "pass":
             self.passes += 1
