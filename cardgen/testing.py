@@ -25,11 +25,13 @@ the check, the configuration and the game's seed at the first problem:
 - ``leak``: two states that differ only in a chance outcome a seat did not see (the same
   history, one hidden draw changed) give that seat the same observation and information
   state, and a changed outcome it did see changes its observation; on a `TableState`, two cards
-  in zones a seat may not see trade places at sampled positions, and its observation stays;
+  in zones a seat may not see trade places at sampled positions, and its observation stays.
+  Who saw a draw is what `State.hidden_moves` says (a `TableState` derives it from its zones;
+  an engine on the bare `State` that forgets to mark a draw shows it to everyone, unnoticed);
 - ``record``: the game saved as a record (every move, and seed plus choices only), read back and
   replayed, gives the same result;
-- ``openspiel``: when pyspiel is importable, OpenSpiel's own `random_sim_test` through the
-  bridge.
+- ``openspiel``: when pyspiel is importable and the rules are the game's installed engine,
+  OpenSpiel's own `random_sim_test` through the bridge.
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ import yaml
 from .engine.bots import RandomPolicy
 from .engine.core import CHANCE, Deck, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
 from .engine.harness import SweepFailure, random_game
-from .engine.zones import TableState, Zone
 from .engine.record import Record, load_record, record_from_dict, replay, save_record
 from .engine.simulate import game_seed
+from .engine.zones import TableState, Zone
 from .load import load_game
 from .model import Game
 from .plugins import game_engine
