@@ -128,13 +128,10 @@ class Table:
         """Move one card from a list zone to the top of another."""
         source = self.zones[source] if isinstance(source, str) else source
         dest = self.zones[dest] if isinstance(dest, str) else dest
-        if isinstance(source.cards, Deck):
-            source.cards.remove(card)
-        else:
-            try:
-                source.cards.remove(card)
-            except ValueError:
-                raise InvariantError(f"{card} is not in zone {source.name!r}") from None
+        try:
+            source.cards.remove(card)      # a list's or a Deck's: both say ValueError
+        except ValueError:
+            raise InvariantError(f"{card} is not in zone {source.name!r}") from None
         _put(dest, [card])
 
     def card_zones(self) -> dict[str, list[str]]:
