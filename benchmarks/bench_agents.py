@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cardgen.engine import game_engine  # noqa: E402
-from cardgen.analysis.metrics import wilson  # noqa: E402
+from cardgen.metrics import wilson  # noqa: E402
 from cardgen.engine.agents import make_any_policy  # noqa: E402
 from cardgen.engine.simulate import _report, _run_chunk, play  # noqa: E402
 from cardgen.load import load_game  # noqa: E402

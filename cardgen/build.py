@@ -749,7 +749,7 @@ class _Rendered:
     pending: list[tuple[Path, bytes]]
     shop: bytes | None
     pairs: list
-    face_cache: Any = None  # raster.FaceCache of the print-shop PDF's faces, with a cache
+    face_cache: Any = None  # cache.FaceCache of the print-shop PDF's faces, with a cache
 
 
 def _render(game: Game, options: BuildOptions, step: Callable[[int], None], cache=None) -> _Rendered:

@@ -127,7 +127,7 @@ def printed_claim_checks(game: Game) -> list[CheckResult]:
     """Claims about what the printed cards show, checked against the layout (not the rules).
 
     `copy_icons`: each card's front shows as many `icon` figures as its type has copies
-    (llll's copy-count figures).
+    (copy-count figures, as some bundled games print).
     """
     out = []
     for claim in game.claims:

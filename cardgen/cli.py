@@ -148,12 +148,18 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
 @click.argument("name", type=click.Path(file_okay=False))
 @click.option("--from", "from_game", metavar="GAME", help="Start from a copy of this bundled game (its folder and the templates it uses), renamed NAME.")
 @click.option("--cards", "cards", type=click.Choice(["yaml", "csv", "xlsx"]), default="yaml", show_default=True, help="Keep the card list in cards.yaml, cards.csv or cards.xlsx.")
-def new(name: str, from_game: str | None, cards: str) -> None:
+@click.option("--engine", is_flag=True, help="Also write NAME-rules/ beside it: an installable package with the game's rules (an engine, a bot, tests), registered as the engine NAME.")
+def new(name: str, from_game: str | None, cards: str, engine: bool) -> None:
     """Write a new game folder NAME that checks and builds as it is (NAME is also the game's id)."""
-    from .scaffold import new_game
+    from .scaffold import new_game, rules_package_path
 
-    folder = new_game(name, from_game, cards)
-    click.echo(f"wrote {folder}/: now `cardgen check {folder}` and `cardgen build {folder}`")
+    folder = new_game(name, from_game, cards, engine)
+    if engine:
+        package = rules_package_path(folder)
+        click.echo(f"wrote {folder}/ and its rules {package}/: now `pip install -e {package}`, then `cardgen check {folder}`, "
+                   f"`cardgen simulate {folder}` (see {package}/README.md)")
+    else:
+        click.echo(f"wrote {folder}/: now `cardgen check {folder}` and `cardgen build {folder}`")
 
 
 @cli.command()

@@ -17,13 +17,15 @@ PARAMETERS), so it imports nothing of cardgen's but its errors.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import socket
 import sys
 import traceback
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import Any, Iterator
 
 from .errors import CardgenError
 
@@ -133,3 +135,19 @@ def format_counts(counts: list[int] | None) -> str:
     if counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 1:
         return f"{counts[0]}-{counts[-1]}"
     return ", ".join(map(str, counts))
+
+
+@contextlib.contextmanager
+def engine_on_worker(game: Any) -> Iterator[None]:
+    """Around the work a cluster's worker does for `game`: a worker that lacks the game's engine
+    (or cannot import it) fails with one line naming the engine and the machine, not the hint for
+    a designer that `engine_by_name` gives. The client has loaded the engine before it sends
+    anything, so this fires only where the worker's Python differs from the client's."""
+    try:
+        yield
+    except EngineError as exc:
+        where = f"{socket.gethostname()} ({sys.executable})"
+        if game.engine and game.engine not in installed_engines():
+            raise EngineError(f"the worker on {where} has no rules engine '{game.engine}' for {game.id}; install the "
+                              f"distribution that provides it on every worker, as on the machine that sent the work") from None
+        raise EngineError(f"the worker on {where}: {exc}") from None

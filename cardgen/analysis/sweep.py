@@ -33,7 +33,7 @@ from ..errors import CardgenError
 from ..files import write_atomic
 from ..langs import DEFAULT as DEFAULT_LANG
 from .overrides import GameSource, Refused, Vary, format_overrides, point_key
-from .metrics import Z95, wilson
+from ..metrics import Z95, wilson
 
 FORMAT_VERSION = 1
 
@@ -286,10 +286,12 @@ class SweepResult:
 def _run_point(task: tuple) -> dict[str, Any]:
     """One point in a worker: `simulate` on the modified game, the report without its run timings."""
     from ..engine.simulate import simulate
+    from ..plugins import engine_on_worker
 
     game, seed, games, players, variant, policies, rotate = task
-    report = simulate(game, games=games, seed=seed, players=players, policies=policies, workers=1,
-                      variant=variant, rotate=rotate).as_dict()
+    with engine_on_worker(game):
+        report = simulate(game, games=games, seed=seed, players=players, policies=policies, workers=1,
+                          variant=variant, rotate=rotate).as_dict()
     report.pop("run", None)
     return report
 

@@ -37,8 +37,8 @@ from typing import Any, Callable, Mapping, Sequence
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
 from ..model import CheckResult, Game
 from . import core
-from .position import PositionBuilder, PositionError, checked_position, position_deck, seat_key
 from .core import GameResult, InvariantError
+from .position import PositionBuilder, PositionError, checked_state, position_deck
 
 # phases
 SETUP_PROFILE = "profile"
@@ -1289,7 +1289,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
     return out
 
 
-# --- positions (cardgen.engine.position) --------------------------------------------------
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
 def alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase investigate|event|place; to_act
@@ -1383,7 +1383,7 @@ def alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
         s.events_used = 0
         s.pending = pending
         s._ask(PLACE, [MEMO_A, RECORD_A])
-    return checked_position(s)
+    return checked_state(s)
 
 
 # What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).

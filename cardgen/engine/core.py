@@ -116,7 +116,7 @@ class GameResult:
     winners: tuple[int, ...]           # empty for a co-operative/solo loss
     length: int                        # every move in the history: choices, chance outcomes, automatic moves
     success: bool | None = None        # co-operative / solo games: did the players win
-    ending: str | None = None          # named ending (requiem) or reason ("deck-empty", ...)
+    ending: str | None = None          # named ending (a co-operative game's) or reason ("deck-empty", ...)
     details: Mapping[str, Any] = field(default_factory=dict)
     decisions: int | None = None       # the players' own choices only (what a game's length means to players)
 
@@ -705,8 +705,8 @@ class Rules:
     @functools.cached_property
     def action_space(self) -> ActionSpace:
         """Ids of the players' moves: every declared action except chance outcomes (a chance
-        kind with arguments, such as ``draw:LL03``); a chance kind's bare form (alice's
-        ``draw``: a player draws) is a move."""
+        kind with arguments, such as ``draw:C03``); a chance kind's bare form (a game's
+        ``draw``, when a player chooses to draw) is a move."""
         kinds = {}
         for kind, domains in self.action_kinds().items():
             if kind in CHANCE_KINDS:

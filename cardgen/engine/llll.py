@@ -32,9 +32,9 @@ from ..io import limits
 from ..io.schema import Dict, Int, Map, Str
 from ..model import CheckResult, Game
 from . import core
-from .position import PositionBuilder, PositionError, checked_position, position_deck, seat_key
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult
+from .position import PositionBuilder, PositionError, checked_state, position_deck
 
 ABILITIES = ("princess", "noble", "general", "magician", "priest", "knight", "fortune_teller", "maid")
 
@@ -752,7 +752,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
     return out
 
 
-# --- positions (cardgen.engine.position) --------------------------------------------------
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
 def llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase
@@ -830,7 +830,7 @@ def llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
             raise PositionError(("decks", "deck"), f"holds too few cards to deal a castle of {n}")
         s.after_deal = PICK if s.round == 1 and not any(s.won) else ALLY
         s.history = []
-        return checked_position(s)
+        return checked_state(s)
     if phase in (PICK, BID, RAISE, TAKE):
         if phase != PICK:
             slot = b.number(("pending", "slot"), b.get("pending", "slot", 0), 1, n) - 1
@@ -858,7 +858,7 @@ def llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
         s.phase = ALLY
         s.current = current
         s._settle_ally_turn()
-    return checked_position(s)
+    return checked_state(s)
 
 
 # What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).

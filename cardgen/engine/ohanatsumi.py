@@ -38,8 +38,8 @@ from ..io import limits
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
 from ..model import CheckResult, Game
 from . import core
-from .position import PositionBuilder, PositionError, checked_position, position_deck, seat_key
 from .core import GameResult, InvariantError
+from .position import PositionBuilder, PositionError, checked_state, position_deck
 
 CHOOSE = "choose"
 DECLARE = "declare"
@@ -1170,7 +1170,7 @@ def setup_checks(game: Game) -> list[CheckResult]:
     return out
 
 
-# --- positions (cardgen.engine.position) --------------------------------------------------
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
 def ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase round (a round starts: quests
@@ -1270,7 +1270,7 @@ def ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
         s.adv = 0
         s.queue = [("call", "_adventure")]
         s._run()
-    return checked_position(s)
+    return checked_state(s)
 
 
 # What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).

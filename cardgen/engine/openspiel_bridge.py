@@ -2,8 +2,9 @@
 
     import pyspiel
     from cardgen.engine import openspiel_bridge
-    openspiel_bridge.register_all()
-    game = pyspiel.load_game("cardgen_llll", {"players": 4})
+    openspiel_bridge.register_all()             # every installed engine with a bundled game
+    openspiel_bridge.register("mygame", load_game("path/to/mygame"))   # a plugin's, with its game
+    game = pyspiel.load_game("cardgen_mygame", {"players": 4})
     pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
 
 Each engine is registered as ``cardgen_<engine>`` with parameters ``players`` (default: the
@@ -82,8 +83,8 @@ def _game_type(engine: str, game: Any, cooperative: bool) -> "pyspiel.GameType":
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        # general-sum: one registration serves every variant, and alice's versus is competitive
-        # while its solo game is not
+        # general-sum: one registration serves every variant, and a game's versus variant may be
+        # competitive while its solo variant is not
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=game.max_players, min_num_players=game.min_players,

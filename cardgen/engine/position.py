@@ -5,7 +5,7 @@ A position is YAML (or the same data as a dict, for `Rules.from_position(data)`)
     game: mygame             # the game id (or folder)
     players: 3
     variant: standard        # optional
-    phase: ally              # the pending decision (each game's names below)
+    phase: ally              # the pending decision (each game names its own)
     to_act: 1                # the seat to decide, numbered from 1 (optional where the rules find it)
     zones:    {...}          # face-up and private zones: card ids
     decks:    {...}          # face-down piles: a list is a known order, top first;
@@ -17,8 +17,10 @@ Every physical card is in exactly one zone: a card the position does not place g
 game's main face-down pile (shuffled, under any cards listed in known order), so a position
 names only what matters. Seats are numbered from 1 everywhere in a position, slots from 1.
 
-Each engine's `Rules.from_position` lists the keys its positions take (keys not listed are
-refused) and builds its state with `PositionBuilder`; an engine without positions refuses them.
+This module reads the file and the generic parts (`PositionBuilder`: sections, seats, cards placed
+once); each game module builds its own state from them (`<game>_state`, behind its
+`Rules.from_position`; its docstring lists the keys a position takes, and keys not listed are
+refused), so this module names no game. An engine without positions refuses them.
 """
 
 from __future__ import annotations
@@ -227,7 +229,7 @@ class PositionBuilder:
             return dict(enumerate(value))
         if not isinstance(value, Mapping):
             raise PositionError(path, "must be a mapping of seat (from 1) to a value, or a list per seat")
-        return {self.seat(path + (k,), seat_key(k)): v for k, v in value.items()}
+        return {self.seat(path + (k,), int_key(k)): v for k, v in value.items()}
 
     def number(self, path: tuple, value: Any, low: int = 0, high: int = limits.MAX_INT) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
@@ -238,19 +240,22 @@ class PositionBuilder:
         return sorted((self.known - self.placed).elements())
 
 
-def seat_key(k: Any) -> Any:
+def int_key(k: Any) -> Any:
+    """A YAML key that is a seat or slot number written as text, as the number."""
     if isinstance(k, str) and k.isdigit():
         return int(k)
     return k
 
 
 def position_deck(top: list, rest: list) -> core.Deck:
+    """A face-down pile: the known cards on top (top first) over the shuffled rest."""
     deck = core.Deck(rest)
     deck.put_on_top(top)
     return deck
 
 
-def checked_position(state: core.State) -> core.State:
+def checked_state(state: core.State) -> core.State:
+    """The built state, once its invariants hold (card conservation ...); PositionError otherwise."""
     try:
         state.check_invariants()
     except core.InvariantError as exc:

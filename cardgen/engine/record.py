@@ -2,7 +2,7 @@
 
 A record is YAML:
 
-    game: llll
+    game: mygame
     players: 3
     variant: standard
     seed: 12345            # and/or deck_order: [LL07, LL19, ...]  (top first)
@@ -257,7 +257,7 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
             if card_id not in known:
                 r.error(item, f"deck_order: '{card_id}' is not a card of {game.id}; list the game's card ids, top first")
         if not r.problems:
-            try:  # the engine knows how many of each card a stacked deck holds (alice's versus: two sets)
+            try:  # the engine knows how many of each card a stacked deck holds (a versus variant may use two sets)
                 rules.new_initial_state(record.deck_order)
             except ValueError as exc:
                 r.error(node, f"{exc}; list the game's card ids, top first")

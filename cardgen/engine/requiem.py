@@ -43,9 +43,9 @@ from ..io import limits
 from ..io.schema import Dict, Int, List, Map, Str, Text
 from ..model import CheckResult, Game
 from . import core
-from .position import PositionBuilder, PositionError, checked_position, position_deck, seat_key
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult
+from .position import PositionBuilder, PositionError, checked_state, int_key, position_deck
 
 PRINCE, SCOUT, RETREAT, RALLY, SORTIE, RESCUE, OVER = ("setup: choose a prince", "2 scouting", "3 temporary retreat",
                                                       "4 return to the line", "5 sortie", "8 rescue", "game over")
@@ -1039,7 +1039,7 @@ def _claim_check(game: Game, rules: Rules, claim: Any, enemy_ranks: list[int]) -
     return CheckResult(f"claim-{cid}", False, f"unknown claim kind {kind!r}; the requiem engine checks combat, combat_never and score_range", at)
 
 
-# --- positions (cardgen.engine.position) --------------------------------------------------
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
 
 def requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     """A position of this game (see cardgen.engine.position): phase
@@ -1074,7 +1074,7 @@ def requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     if not isinstance(inter, Mapping):
         raise PositionError(("zones", "interception"), "must map a slot (from 1) to [seat, card]")
     for k, entry in inter.items():
-        slot = b.number(("zones", "interception", k), seat_key(k), 1, slots) - 1
+        slot = b.number(("zones", "interception", k), int_key(k), 1, slots) - 1
         if not isinstance(entry, list) or len(entry) != 2:
             raise PositionError(("zones", "interception", k), "must be [seat, card]")
         s.owner[slot] = b.seat(("zones", "interception", k, 0), entry[0])
@@ -1126,7 +1126,7 @@ def requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     else:
         s._next_seat(0)
     s.history = []
-    return checked_position(s)
+    return checked_state(s)
 
 
 # What cardgen reads off the Rules class that the entry point names (see cardgen.plugins).

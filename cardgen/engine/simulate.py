@@ -20,8 +20,8 @@ from typing import Any, Callable, Sequence
 from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
-from ..plugins import game_engine
-from ..analysis.metrics import balance_metrics, game_features, wilson
+from ..plugins import engine_on_worker, game_engine
+from ..metrics import balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
 from .core import play as core_play
@@ -123,7 +123,8 @@ def run_chunk_on(game: Game, task: tuple) -> list[tuple]:
         _GAMES[root] = game
         for key in [k for k in _CACHE if k[0] == root]:
             del _CACHE[key]
-    return _run_chunk(task)
+    with engine_on_worker(game):
+        return _run_chunk(task)
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -148,7 +149,7 @@ class SimulationReport:
     policy_wins: Counter
     policy_score_sum: Counter
     score_counts: list[Counter] = field(default_factory=list)   # per seat: score -> games
-    features: list[dict] = field(default_factory=list)          # per game, in index order (analysis.metrics)
+    features: list[dict] = field(default_factory=list)          # per game, in index order (cardgen.metrics)
     workers: int = 1
     elapsed: float = 0.0
     records_dir: str | None = None

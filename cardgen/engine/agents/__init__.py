@@ -25,16 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...agent_settings import COUNTS, counted
 from ..bots import make_policy, policy_names
 
-DEFAULT_ITERATIONS = 200
-DEFAULT_SAMPLES = 64           # rollout: sampled futures per decision
 MAX_ITERATIONS = 1_000_000
-# Each agent and what its first setting counts, with its default: search iterations per move, or
-# (the rollout agent) sampled futures per decision. words.policy_label prints the count by it.
-COUNTS = {"ismcts": ("iterations", DEFAULT_ITERATIONS), "ismcts-keep": ("iterations", DEFAULT_ITERATIONS),
-          "rollout": ("samples", DEFAULT_SAMPLES), "openspiel-ismcts": ("iterations", DEFAULT_ITERATIONS),
-          "openspiel-mcts": ("iterations", DEFAULT_ITERATIONS)}
 AGENTS = tuple(COUNTS)
 WITH_BOT = ("ismcts", "ismcts-keep", "rollout")     # the agents whose third field names a bot
 
@@ -55,11 +49,6 @@ class PolicySpec:
 def known_policies(engine: Any) -> list[str]:
     """The names to show in an error message: the game's bots and the generic agents."""
     return sorted(set(policy_names(engine)) | {"random", "first"}) + [f"{a}[:{counted(a)}]" for a in AGENTS]
-
-
-def counted(kind: str) -> str:
-    """What an agent's first setting counts ("iterations" or "samples"); "iterations" for any other name."""
-    return COUNTS[kind][0] if kind in COUNTS else "iterations"
 
 
 def parse_policy(engine: Any, name: str) -> PolicySpec:

@@ -54,7 +54,7 @@ class Determinizer:
     named, or the final views differ; either way a hidden draw is changed to that card and the
     replay runs again. Once a consistent state is found, later samples keep its draws of the
     cards seen (pinned: a card seen once keeps its place in the history even after it leaves
-    the view, as ohanatsumi's opened events do at cleanup) and resample only the others.
+    the view, as events opened and then cleared away do) and resample only the others.
     """
 
     def __init__(self, rules: Rules, max_replays: int = 24) -> None:

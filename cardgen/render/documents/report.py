@@ -22,7 +22,7 @@ from ...engine.simulate import simulate
 from ...files import write_atomic
 from ... import words
 from ...model import Game
-from ...analysis.metrics import skill_table
+from ...metrics import skill_table
 from .charts import BAR_ALT, Bar, ChartRows, bar_figure, histogram_figure, percent, place_charts
 from .pages import PageWriter, text_of
 from ...errors import DataError, Problem
@@ -260,7 +260,7 @@ def _signed(value: float) -> str:
 
 
 def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None:
-    """The run's balance metrics (cardgen.analysis.metrics) as a table with 95 % intervals."""
+    """The run's balance metrics (cardgen.metrics) as a table with 95 % intervals."""
     m = data["metrics"]
     rows = [[_w("m_length", lang, game), *_ci(m["length"])]]
     if "success_rate" in m:
@@ -278,7 +278,7 @@ def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None
 
 
 def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[ReportRun, dict]]) -> None:
-    """Strong against weak policies (analysis.metrics.skill_table) as one table, with each run's
+    """Strong against weak policies (cardgen.metrics.skill_table) as one table, with each run's
     game count; a run not played at this `--games` is listed as such rather than left out."""
     rows = []
     for run, data in results:

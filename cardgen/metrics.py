@@ -13,6 +13,9 @@ scores after every move (`running_scores`: the engine's `scores()`, `points(seat
 Over a run (`balance_metrics`): first-player and per-seat advantage (win rate minus 1/n, Wilson
 interval), draw rate, decisiveness, lead changes and game length (means with normal 95 %
 intervals), and for co-operative or solo games the success rate and each ending's rate (Wilson).
+
+Plain statistics that import nothing of cardgen, so the engine (where a game is played), the
+reports and the sweeps all read them from below.
 """
 
 from __future__ import annotations
