@@ -243,6 +243,7 @@ def _snapshot(state: State) -> dict[str, Any]:
     return {"history": [str(a) for a in state.history], "to act": state.current_player(),
             "legal actions": [str(a) for a in state.legal_actions()],
             "zones": {name: sorted(map(str, cards)) for name, cards in state.zones().items()},
+            "observations": [_plain(state.observation(p).as_dict()) for p in range(players)],
             "information states": [state.information_state_string(p) for p in range(players)],
             "returns": list(state.returns())}
 

@@ -31,7 +31,8 @@ SEEDED = {
     LeakedHand: ("leak", "may not see the chance outcome", "at public.hands"),
     LateLeak: ("leak", "trade places", "at public.leader"),
     LostCard: ("invariants", "card conservation broken: missing"),
-    SharedClone: ("clone", "playing a clone to its end changed the original", "shares a container"),
+    SharedClone: ("clone", "playing a clone to its end changed the original state's observations[0].public.tricks",
+                  "shares a container"),
     NinetyPercent: ("invariants", "chance probabilities sum to 0.899"),
     Endless: ("invariants", "no end after 200 actions"),
 }
