@@ -24,11 +24,14 @@ the check, the configuration and the game's seed at the first problem:
 - ``determinism``: the same seed and choices give the same game, from a fresh `Rules` too;
 - ``leak``: two states that differ only in a chance outcome a seat did not see (the same
   history, one hidden draw changed) give that seat the same observation and information
-  state, and a changed outcome it did see changes its observation;
+  state, and a changed outcome it did see changes its observation; on a `TableState`, two cards
+  in zones a seat may not see trade places at sampled positions, and its observation stays.
+  Who saw a draw is what `State.hidden_moves` says (a `TableState` derives it from its zones;
+  an engine on the bare `State` that forgets to mark a draw shows it to everyone, unnoticed);
 - ``record``: the game saved as a record (every move, and seed plus choices only), read back and
   replayed, gives the same result;
-- ``openspiel``: when pyspiel is importable, OpenSpiel's own `random_sim_test` through the
-  bridge.
+- ``openspiel``: when pyspiel is importable and the rules are the game's installed engine,
+  OpenSpiel's own `random_sim_test` through the bridge.
 """
 
 from __future__ import annotations
@@ -39,19 +42,21 @@ import tempfile
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import yaml
 
 from .engine.bots import RandomPolicy
-from .engine.core import CHANCE, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
+from .engine.core import CHANCE, Deck, IllegalAction, InvariantError, Observation, Rules, State, apply_moves, sample_chance
 from .engine.harness import SweepFailure, random_game
-from .engine.record import Record, record_from_dict, save_record
+from .engine.record import Record, load_record, record_from_dict, replay, save_record
 from .engine.simulate import game_seed
+from .engine.zones import TableState, Zone
 from .load import load_game
 from .model import Game
+from .registry import game_engine
 
-__all__ = ["check_engine", "check_rules", "KitFailure", "KitReport", "CHECKS", "load_game"]
+__all__ = ["check_engine", "check_rules", "configurations", "KitFailure", "KitReport", "CHECKS", "load_game"]
 
 CHECKS = ("invariants", "returns", "applicable", "action-space", "clone", "determinism", "leak", "record", "openspiel")
 
@@ -89,18 +94,21 @@ class KitReport:
         return head + "".join(f"\n  {name}: {what}" for name, what in self.checks.items())
 
 
+def configurations(rules_class: type[Rules], game: Game) -> list[tuple[int, str]]:
+    """Every (players, variant) `game` supports with `rules_class`: for a test parametrized by
+    configuration, ``@pytest.mark.parametrize("players, variant", configurations(Rules, game))``."""
+    return [(players, variant) for players in game.player_counts for variant in rules_class.variants
+            if rules_class.supports(players, variant, game)]
+
+
 def check_engine(rules_class: type[Rules], game: Game, games: int = 20, seed: int = 0,
                  openspiel: bool | None = None) -> list[KitReport]:
     """`check_rules` for every player count and variant `game` supports with `rules_class`."""
-    reports = []
-    for players in game.player_counts:
-        for variant in rules_class.variants:
-            if rules_class.supports(players, variant, game):
-                reports.append(check_rules(lambda p=players, v=variant: rules_class(game, p, v),
-                                           games=games, seed=seed, openspiel=openspiel))
-    if not reports:
+    setups = configurations(rules_class, game)
+    if not setups:
         raise KitFailure("configurations", game.id, "the rules support no player count and variant of the game")
-    return reports
+    return [check_rules(lambda p=players, v=variant: rules_class(game, p, v), games=games, seed=seed,
+                        openspiel=openspiel) for players, variant in setups]
 
 
 def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
@@ -108,10 +116,12 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
     """Run every check on `games` seeded random games of the rules `make_rules()` builds (a fresh
     Rules each call). `openspiel`: None runs OpenSpiel's view when pyspiel is importable, True
     requires it, False skips it. Raises KitFailure at the first problem."""
+    if games < 1:
+        raise ValueError(f"the kit needs at least one game, not {games}")
     rules = make_rules()
     label = f"{rules.game.id} {rules.players}p {rules.variant}"
     report = KitReport(rules.game.id, rules.players, rules.variant, games)
-    counts = {"positions": 0, "hidden": 0, "seen": 0, "actions": 0}
+    counts = {"positions": 0, "hidden": 0, "seen": 0, "actions": 0, "swaps": 0}
     lengths = []
     for index in range(games):
         gseed = game_seed(seed, index)
@@ -120,7 +130,7 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
         history = [str(a) for a in state.history]
         lengths.append(len(history))
         _guard("determinism", where, lambda: _check_determinism(make_rules, gseed, history))
-        chance, choices = _guard("returns", where, lambda: _check_positions(rules, history, gseed, counts))
+        chance, choices = _guard("applicable", where, lambda: _check_positions(rules, history, gseed, counts))
         _guard("leak", where, lambda: _check_leaks(rules, history, chance, gseed, counts))
         _guard("record", where, lambda: _check_record(make_rules, state, choices, gseed))
     report.checks["invariants"] = (f"after every move of {games} games ({min(lengths)}–{max(lengths)} moves, "
@@ -133,7 +143,8 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
                                      else "skipped: the rules declare no action_kinds()")
     report.checks["determinism"] = "same seed, same game, also from a fresh Rules"
     report.checks["leak"] = (f"{counts['hidden']} pairs differing only in a hidden outcome looked the same; "
-                             f"{counts['seen']} pairs differing in a seen one looked different")
+                             f"{counts['seen']} pairs differing in a seen one looked different; "
+                             f"{counts['swaps']} swaps of two cards hidden from a seat left its view alone")
     report.checks["record"] = "every move, and seed plus choices, replay to the same result"
     report.checks["openspiel"] = _check_openspiel(rules, label, min(games, OPENSPIEL_GAMES), seed, openspiel)
     return report
@@ -232,6 +243,7 @@ def _snapshot(state: State) -> dict[str, Any]:
     return {"history": [str(a) for a in state.history], "to act": state.current_player(),
             "legal actions": [str(a) for a in state.legal_actions()],
             "zones": {name: sorted(map(str, cards)) for name, cards in state.zones().items()},
+            "observations": [_plain(state.observation(p).as_dict()) for p in range(players)],
             "information states": [state.information_state_string(p) for p in range(players)],
             "returns": list(state.returns())}
 
@@ -280,22 +292,28 @@ def _check_determinism(make_rules: Callable[[], Rules], seed: int, history: list
 
 
 def _check_record(make_rules: Callable[[], Rules], state: State, choices: list[str], seed: int) -> None:
+    """Save the game as a record file, read it back and replay it: through `load_record` and
+    `replay` (what `cardgen replay` does) when the rules are the game's installed engine, else
+    (rules the kit was handed directly) by applying the moves read back to a fresh state."""
     rules = state.rules
     result = state.result()
+    installed = game_engine(rules.game) is type(rules)
     full = [str(a) for a in state.history]
     for what, moves in (("every move", full), ("seed and choices", choices)):
-        record = Record(game=rules.game.id, players=rules.players, variant=rules.variant, seed=seed, actions=moves)
+        record = Record(game=str(rules.game.root), players=rules.players, variant=rules.variant, seed=seed,
+                        actions=moves)
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "game.yaml"
+            path = Path(folder) / "record.yaml"
             save_record(record, path)
-            back = record_from_dict(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
-        replayed = make_rules().new_initial_state(back.deck_order)
-        try:
-            apply_moves(replayed, back.actions, random.Random(back.seed))
-        except IllegalAction as exc:
-            raise KitFailure("record", what, f"the saved record does not replay: move "
-                                             f"{getattr(exc, 'position', '?')}: {exc}") from None
-        if not replayed.is_terminal():
+            if installed:
+                report = replay(load_record(path), rules.game)
+                problem, replayed = report.error, report.state
+            else:
+                back = record_from_dict(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+                problem, replayed = _apply_record(make_rules(), back)
+        if problem:
+            raise KitFailure("record", what, f"the saved record does not replay: {problem}")
+        if replayed is None or not replayed.is_terminal():
             raise KitFailure("record", what, "the replayed record does not end the game")
         again = replayed.result()
         if (again.scores, again.winners, again.success, again.ending) != (result.scores, result.winners,
@@ -303,14 +321,22 @@ def _check_record(make_rules: Callable[[], Rules], state: State, choices: list[s
             raise KitFailure("record", what, f"the replay gives {again}, the game gave {result}")
 
 
+def _apply_record(rules: Rules, record: Record) -> tuple[str | None, State]:
+    state = rules.new_initial_state(record.deck_order)
+    try:
+        apply_moves(state, record.actions, random.Random(record.seed))
+    except IllegalAction as exc:
+        return f"move {getattr(exc, 'position', '?')}: {exc}", state
+    return None, state
+
+
 # --- information leaks -----------------------------------------------------------------------------
 
 def _check_leaks(rules: Rules, history: list[str], chance_points: list[int], seed: int,
                  counts: dict[str, int]) -> None:
-    """Change one chance outcome of the game and compare each seat's view right after it.
-
-    Right after it, because later the rules may show that card to a seat (a peek, a card turned
-    face up), which is no leak; a leak shows at once, as the card lands where it should be hidden."""
+    """Change one chance outcome of the game and compare each seat's view right after it (right
+    after, because later the rules may show that card to a seat, a peek or a card turned face up,
+    which is no leak); then, on a state built on zones, swap hidden cards at sampled positions."""
     rng = random.Random(seed ^ 0x5EED)
     for index in sorted(rng.sample(chance_points, min(LEAK_POINTS, len(chance_points)))):
         node = _replay(rules, history[:index])
@@ -330,6 +356,10 @@ def _check_leaks(rules: Rules, history: list[str], chance_points: list[int], see
             if _observations(twin) and twin.hidden_moves != base.hidden_moves:
                 continue       # the two outcomes are not hidden alike: no pair to compare
             _compare_views(base, twin, views, index, str(actual), str(other), counts)
+    for cut in sorted(_sampled(len(history), rng)):
+        state = _replay(rules, history[:cut])
+        if isinstance(state, TableState):
+            _check_zone_swaps(state, rng, counts)
 
 
 def _observations(state: State) -> list[Observation]:
@@ -360,6 +390,41 @@ def _compare_views(base: State, twin: State, views: list[Observation], index: in
                                                       f"its information state differs from the game where it was {now}")
 
 
+def _check_zone_swaps(state: TableState, rng: random.Random, counts: dict[str, int]) -> None:
+    """For a state on zones: two cards in different zones a seat may not see trade places, and
+    that seat's observation must not change (a fact a plugin computes from a hidden zone leaks,
+    whenever in the game it shows)."""
+    for seat in range(state.rules.players):
+        hidden = [zone for zone in state.table if len(zone) and not zone.visible_to(seat)]
+        if len(hidden) < 2:
+            continue
+        one, two = rng.sample(hidden, 2)
+        a, b = rng.choice(one.listed()), rng.choice(two.listed())
+        if a == b:
+            continue
+        twin = state.clone()
+        _replace(twin.table[one.name], a, b)
+        _replace(twin.table[two.name], b, a)
+        counts["swaps"] += 1
+        before, after = _plain(state.observation(seat).as_dict()), _plain(twin.observation(seat).as_dict())
+        if before != after:
+            raise KitFailure("leak", f"move {len(state.history)}",
+                             f"seat {seat + 1}'s observation changes when {a} (in {one.name}) and {b} (in "
+                             f"{two.name}), both hidden from it, trade places, at {_first_difference(before, after)}: "
+                             "a hidden card leaks there")
+
+
+def _replace(zone: Zone, card: str, other: str) -> None:
+    """Put `other` where one copy of `card` is in `zone`."""
+    if isinstance(zone.cards, Deck):
+        for _, cards in zone.cards.layers:
+            if card in cards:
+                cards[cards.index(card)] = other
+                return
+    else:
+        zone.cards[zone.cards.index(card)] = other
+
+
 def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=list, sort_keys=True))
 
@@ -369,6 +434,11 @@ def _plain(value: Any) -> Any:
 def _check_openspiel(rules: Rules, label: str, sims: int, seed: int, wanted: bool | None) -> str:
     if wanted is False:
         return "skipped (openspiel=False)"
+    if game_engine(rules.game) is not type(rules):
+        if wanted:
+            raise KitFailure("openspiel", label, "the bridge plays installed engines only: install the rules and "
+                                                 "name them in game.yaml's engine:")
+        return "skipped: the rules are not the game's installed engine, which the bridge plays"
     try:
         import pyspiel
         from .engine.openspiel_bridge import load_bridge_game

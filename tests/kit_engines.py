@@ -33,7 +33,7 @@ class TrickState(TableState):
         self.tricks = [0] * rules.players
         self.turn = TurnOrder(rules.players)
         for hand in self.hands:
-            self.draw("stock", hand.name, HAND)
+            self.draw("stock", hand, HAND)
 
     def after_draws(self) -> None:
         self.ask_next()
@@ -99,6 +99,14 @@ class LeakedHand(TrickState):
         return {**super().public_facts(), "hands": [hand.listed() for hand in self.hands]}
 
 
+class LateLeak(TrickState):
+    """Shows the hand of whoever took the last trick: no leak right after the deal, one later."""
+
+    def public_facts(self) -> dict:
+        shown = {} if not any(self.tricks) else {"leader": self.hands[self.turn.seat].listed()}
+        return {**super().public_facts(), **shown}
+
+
 class LostCard(TrickState):
     """Drops a card each time a trick is taken."""
 
@@ -132,10 +140,10 @@ class Endless(TrickState):
         self.won.cards.clear()
         self.tricks = [0] * self.rules.players
         for hand in self.hands:
-            self.draw("stock", hand.name, HAND)
+            self.draw("stock", hand, HAND)
 
 
-BUGS = {"leaked hand": LeakedHand, "lost card": LostCard, "shared clone": SharedClone,
+BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "lost card": LostCard, "shared clone": SharedClone,
         "probabilities 0.9": NinetyPercent, "never ends": Endless}
 
 

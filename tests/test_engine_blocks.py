@@ -139,3 +139,17 @@ def test_choose_n_lists_each_distinct_choice_once_sorted():
     assert [str(c) for c in choices] == ["discard:a:a", "discard:a:b", "discard:a:c", "discard:b:c"]
     assert choose_n("discard", ["a"], 2) == []
     assert all(type(c) is Action for c in choices)
+
+
+def test_a_secret_move_reads_as_its_kind_to_the_seats_that_do_not_see_it(rules):
+    class Secret(type(dealt(rules))):
+        def play(self, action):
+            self.secret([self.turn.seat])
+            super().play(action)
+
+    rules.state_class = Secret
+    state = dealt(rules)
+    move = state.legal_actions()[0]
+    state.apply(move)
+    assert state.observation(0).history[-1] == str(move)
+    assert state.observation(1).history[-1] == "play:?"

@@ -16,11 +16,12 @@ What a plugin writes:
   forgotten mask; draws from a shuffled pile are chance nodes by construction
   (`TableState.draw`). `TurnOrder`, `PhaseCycle`, `ScoringTable`, `winners` and `choose_n`
   are the bookkeeping most games repeat;
-- in the module of the `Rules` class: ``PARAMETERS`` (a `Map` of the schema types below: the
-  rule numbers game.yaml must give; the loader refuses a missing or out-of-range one at its
-  line), ``POLICIES`` (name -> factory ``Rules -> Policy``; "random" is always there), and
-  optionally ``setup_checks(game)`` / ``claim_checks(game)`` returning `CheckResult`s
-  (setup arithmetic, the claims the rules make) for ``cardgen check``.
+- on the `Rules` class (what cardgen reads off the class the entry point names):
+  ``PARAMETERS`` (a `Map` of the schema types below: the rule numbers game.yaml must give; the
+  loader refuses a missing or out-of-range one at its line), ``POLICIES`` (name -> factory
+  ``Rules -> Policy``; "random" is always there), and optionally ``setup_checks(game)`` /
+  ``claim_checks(game)`` (static methods returning `CheckResult`s: setup arithmetic, the claims
+  the rules make) for ``cardgen check``.
 
 Policies (bots) see only an `Observation` and the legal actions (see `Policy`); chance is
 never theirs: a state's chance nodes list their outcomes and the driver (`play`) draws them

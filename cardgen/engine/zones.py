@@ -128,13 +128,10 @@ class Table:
         """Move one card from a list zone to the top of another."""
         source = self.zones[source] if isinstance(source, str) else source
         dest = self.zones[dest] if isinstance(dest, str) else dest
-        if isinstance(source.cards, Deck):
-            source.cards.remove(card)
-        else:
-            try:
-                source.cards.remove(card)
-            except ValueError:
-                raise InvariantError(f"{card} is not in zone {source.name!r}") from None
+        try:
+            source.cards.remove(card)      # a list's or a Deck's: both say ValueError
+        except ValueError:
+            raise InvariantError(f"{card} is not in zone {source.name!r}") from None
         _put(dest, [card])
 
     def card_zones(self) -> dict[str, list[str]]:
@@ -247,10 +244,18 @@ class TableState(ChoiceState):
         """Apply a player's choice (the subclass's rules)."""
         raise NotImplementedError
 
+    def secret(self, seen_by: Iterable[int]) -> None:
+        """The move being played is seen in full only by the seats `seen_by`; the others read it
+        as ``KIND:?`` in their history (a card passed face down names no card to them). Call it
+        from `play()`: a move's text is public unless it is made secret."""
+        self.hidden_moves[len(self.history) - 1] = tuple(seen_by)
+
     # --- chance ---------------------------------------------------------------------------
 
-    def draw(self, pile: str, to: str, n: int = 1) -> None:
+    def draw(self, pile: Zone | str, to: Zone | str, n: int = 1) -> None:
         """Queue `n` draws from the shuffled pile `pile` into zone `to` (fewer if it runs out)."""
+        pile = pile.name if isinstance(pile, Zone) else pile
+        to = to.name if isinstance(to, Zone) else to
         n = min(n, len(self.table[pile]) - sum(1 for p, _ in self.pending_draws if p == pile))
         self.pending_draws.extend([(pile, to)] * n)
         if self.pending_draws:
