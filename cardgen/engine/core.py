@@ -30,8 +30,10 @@ from typing import Any, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 from ..model import Game
 
-TERMINAL = -1
-CHANCE = -2
+# OpenSpiel's values (pyspiel.PlayerId.TERMINAL and .CHANCE), so a player id means the same
+# on both sides of the bridge; compare with these names, never with the numbers.
+TERMINAL = -4
+CHANCE = -1
 
 _INT = re.compile(r"-?[0-9]+\Z")
 
