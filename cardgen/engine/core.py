@@ -745,6 +745,12 @@ class Rules:
         resolved by the driver: see `play` and `resolve_chance`)."""
         return self.new_initial_state(deck_order)
 
+    def max_game_length(self) -> int:
+        """A bound on the moves of any one game that are not automatic (the players' choices and
+        the chance outcomes: OpenSpiel's actions), derived from the rules. Engines override
+        this with a true bound; the default is the random-simulation test's `max_actions`."""
+        return self.max_actions
+
     def score_range(self) -> tuple[int, int]:
         """Inclusive bounds any seat's score can take, checked by the random-simulation test."""
         raise NotImplementedError
