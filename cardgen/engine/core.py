@@ -518,7 +518,7 @@ class ActionSpace:
     one id. `id()` raises ValueError for an action the declaration does not cover.
     """
 
-    __slots__ = ("kinds", "action_type", "size", "_base", "_index", "_radix", "_ids", "_actions")
+    __slots__ = ("kinds", "action_type", "size", "_base", "_index", "_radix", "_ids", "known", "cached_id")
 
     def __init__(self, kinds: Mapping[str, Sequence[Sequence[Any]]], action_type: type = Action) -> None:
         self.kinds: dict[str, tuple[tuple[Any, ...], ...]] = {
@@ -544,7 +544,8 @@ class ActionSpace:
             size += count
         self.size = size
         self._ids: dict[Action, int] = {}        # filled as actions are met: only a cache
-        self._actions: dict[int, Action] = {}
+        self.known: dict[int, Action] = {}       # id -> action, of the ids met so far (a cache)
+        self.cached_id = self._ids.get           # action -> id or None when not met yet (fast path)
 
     def __len__(self) -> int:
         return self.size
@@ -575,11 +576,28 @@ class ActionSpace:
             code = code * len(positions) + i
         got = self._base[kind] + code
         self._ids[action] = got
+        self.known.setdefault(got, action)
         return got
+
+    def ids(self, actions: Sequence[Action]) -> list[int]:
+        """The ids of `actions` (the fast path for a list: cached ids by dictionary lookup)."""
+        get = self._ids.get
+        out = [get(a) for a in actions]
+        if None in out:
+            out = [self.id(a) for a in actions]
+        return out
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__ if name != "cached_id"}
+
+    def __setstate__(self, state) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.cached_id = self._ids.get
 
     def action(self, code: int) -> Action:
         """The action with id `code`; ValueError when no action has it."""
-        got = self._actions.get(code)
+        got = self.known.get(code)
         if got is not None:
             return got
         if not isinstance(code, int) or not 0 <= code < self.size:
@@ -600,7 +618,7 @@ class ActionSpace:
                 raise ValueError(f"action id {code} names no action (an argument after an absent one)")
             args = args[:cut]
         got = self.action_type(kind, tuple(args))
-        self._actions[code] = got
+        self.known[code] = got
         self._ids[got] = code
         return got
 

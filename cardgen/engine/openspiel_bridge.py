@@ -175,23 +175,55 @@ class BridgeState(pyspiel.State):
         state = box.state
         if state is None:
             state = self._resolve()
-        code = box.ctx.actions.id
-        return sorted([code(a) for a in state.legal_actions()])
+        ids = box.ctx.actions.ids
+        return sorted(ids(state.legal_actions()))
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's legal_actions, answered here for Python callers (the C++ path makes
+        several round trips through Python for the same answer)."""
+        box = self._box
+        state = box.state
+        if state is None:
+            state = self._resolve()
+        current = state.current_player()
+        if current == TERMINAL:
+            return []
+        if player is not None and player != current:
+            if player < 0:
+                raise pyspiel.SpielError(f"legal_actions of the pseudo-player {player}")
+            return []
+        if current == CHANCE:
+            return [code for code, _ in self.chance_outcomes()]
+        space = box.ctx.actions
+        get = space.cached_id
+        out = [get(a) for a in state.legal_actions()]
+        if None in out:
+            out = space.ids(state.legal_actions())
+        out.sort()
+        return out
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         box = self._box
         state = box.state
         if state is None:
             state = self._resolve()
-        code = box.ctx.chances.id
-        return sorted([(code(a), p) for a, p in state.chance_outcomes()])
+        outcomes = state.chance_outcomes()
+        get = box.ctx.chances.cached_id
+        out = [(get(a), p) for a, p in outcomes]
+        if any(code is None for code, _ in out):
+            out = list(zip(box.ctx.chances.ids([a for a, _ in outcomes]), [p for _, p in outcomes]))
+        out.sort()
+        return out
 
     def _apply_action(self, action: int) -> None:
         box = self._box
         state = box.state
         if state is None:
             state = self._resolve()
-        state.apply_unchecked(box.ctx.action(state, action))
+        ctx = box.ctx
+        space = ctx.chances if state.current_player() == CHANCE else ctx.actions
+        found = space.known.get(action)
+        state.apply_unchecked(found if found is not None else ctx.action(state, action))
         box.moves.append(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -202,7 +234,10 @@ class BridgeState(pyspiel.State):
             raise pyspiel.SpielError(str(exc)) from None
 
     def is_terminal(self) -> bool:
-        return self.current_player() == TERMINAL
+        state = self._box.state
+        if state is None:
+            state = self._resolve()
+        return state.current_player() == TERMINAL
 
     def returns(self) -> list[float]:
         return list(self.engine.returns())
