@@ -128,11 +128,69 @@ def bridge_overhead(game_id: str, players: int, games: int) -> tuple[float, floa
     return out[0], out[1], out[2]
 
 
+def pyspiel_floor(actions: int = 20000) -> float:
+    """Microseconds per apply_action on a Python game whose methods do nothing: what OpenSpiel's
+    C++ -> Python round trips (CurrentPlayer, then DoApplyAction) cost by themselves."""
+    import pyspiel
+
+    name = "cardgen_bench_floor"
+    if name not in [g.short_name for g in pyspiel.registered_games()]:
+        game_type = pyspiel.GameType(
+            short_name=name, long_name=name, dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+            chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+            information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+            utility=pyspiel.GameType.Utility.GENERAL_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=1, min_num_players=1, provides_information_state_string=False,
+            provides_information_state_tensor=False, provides_observation_string=False,
+            provides_observation_tensor=False, parameter_specification={})
+
+        class FloorState(pyspiel.State):
+            def current_player(self):
+                return 0
+
+            def _apply_action(self, action):
+                pass
+
+            def _legal_actions(self, player):
+                return [0]
+
+            def is_terminal(self):
+                return False
+
+            def returns(self):
+                return [0.0]
+
+            def _action_to_string(self, player, action):
+                return "a"
+
+            def __str__(self):
+                return ""
+
+        class FloorGame(pyspiel.Game):
+            def __init__(self, params=None):
+                super().__init__(game_type, pyspiel.GameInfo(
+                    num_distinct_actions=1, max_chance_outcomes=0, num_players=1, min_utility=0.0,
+                    max_utility=1.0, utility_sum=None, max_game_length=10**9), params or {})
+
+            def new_initial_state(self):
+                return FloorState(self)
+
+        pyspiel.register_game(game_type, FloorGame)
+    state = pyspiel.load_game(name).new_initial_state()
+    apply = state.apply_action
+    cpu = time.process_time()
+    for _ in range(actions):
+        apply(0)
+    return (time.process_time() - cpu) / actions * 1e6
+
+
 def check_bridge(games: int, repeat: int) -> int:
     """Median per-action times of `repeat` runs, and the bridge/native ratio against its target."""
     import statistics
     print(f"one core (CPU time of this process); load average {os.getloadavg()[0]:.2f}; "
           f"median of {repeat} runs of {games} random games")
+    floor = statistics.median(pyspiel_floor() for _ in range(repeat))
+    print(f"pyspiel floor: apply_action on a do-nothing Python game costs {floor:.1f} us")
     missed = 0
     for game_id, players in BRIDGE_GAMES:
         runs = [bridge_overhead(game_id, players, games) for _ in range(repeat)]

@@ -31,6 +31,7 @@ treats it as the truth) with random rollouts.
 from __future__ import annotations
 
 import json
+import operator
 import random
 import time
 from typing import Any, Iterator, Sequence
@@ -42,6 +43,8 @@ from . import ENGINES, engine_by_name
 from .core import CHANCE, TERMINAL, ActionSpace, Rules
 from .core import State as EngineState
 
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
 _JSON = {"sort_keys": True, "ensure_ascii": False, "separators": (",", ":"), "default": list}
 
 
@@ -195,8 +198,7 @@ class BridgeState(pyspiel.State):
         if current == CHANCE:
             return [code for code, _ in self.chance_outcomes()]
         space = box.ctx.actions
-        get = space.cached_id
-        out = [get(a) for a in state.legal_actions()]
+        out = list(map(space.cached_id, state.legal_actions()))
         if None in out:
             out = space.ids(state.legal_actions())
         out.sort()
@@ -208,10 +210,11 @@ class BridgeState(pyspiel.State):
         if state is None:
             state = self._resolve()
         outcomes = state.chance_outcomes()
-        get = box.ctx.chances.cached_id
-        out = [(get(a), p) for a, p in outcomes]
-        if any(code is None for code, _ in out):
-            out = list(zip(box.ctx.chances.ids([a for a, _ in outcomes]), [p for _, p in outcomes]))
+        space = box.ctx.chances
+        ids = list(map(space.cached_id, map(_first, outcomes)))
+        if None in ids:
+            ids = space.ids(list(map(_first, outcomes)))
+        out = list(zip(ids, map(_second, outcomes)))
         out.sort()
         return out
 
