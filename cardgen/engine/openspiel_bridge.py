@@ -242,6 +242,13 @@ class BridgeState(pyspiel.State):
             state = self._resolve()
         return state.current_player() == TERMINAL
 
+    # answered here for Python callers, as legal_actions is (one call instead of a round trip)
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def is_player_node(self) -> bool:
+        return self.current_player() >= 0
+
     def returns(self) -> list[float]:
         return list(self.engine.returns())
 
