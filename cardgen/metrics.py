@@ -81,7 +81,7 @@ def score_trajectory(state: Any) -> list[tuple[float, ...]]:
             replay.history.append(history[i])
             replay._apply(history[i])
         i += 1
-        if replay.current_player() != -2:          # read scores between decisions, not mid-deal
+        if not replay.is_chance_node():          # read scores between decisions, not mid-deal
             scores = running_scores(replay)
             if scores is not None:
                 out.append(scores)

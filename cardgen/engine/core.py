@@ -30,8 +30,10 @@ from typing import Any, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 from ..model import Game
 
-TERMINAL = -1
-CHANCE = -2
+# OpenSpiel's values (pyspiel.PlayerId.TERMINAL and .CHANCE), so a player id means the same
+# on both sides of the bridge; compare with these names, never with the numbers.
+TERMINAL = -4
+CHANCE = -1
 
 _INT = re.compile(r"-?[0-9]+\Z")
 
@@ -516,7 +518,7 @@ class ActionSpace:
     one id. `id()` raises ValueError for an action the declaration does not cover.
     """
 
-    __slots__ = ("kinds", "action_type", "size", "_base", "_index", "_radix", "_ids", "_actions")
+    __slots__ = ("kinds", "action_type", "size", "_base", "_index", "_radix", "_ids", "known", "cached_id")
 
     def __init__(self, kinds: Mapping[str, Sequence[Sequence[Any]]], action_type: type = Action) -> None:
         self.kinds: dict[str, tuple[tuple[Any, ...], ...]] = {
@@ -542,7 +544,8 @@ class ActionSpace:
             size += count
         self.size = size
         self._ids: dict[Action, int] = {}        # filled as actions are met: only a cache
-        self._actions: dict[int, Action] = {}
+        self.known: dict[int, Action] = {}       # id -> action, of the ids met so far (a cache)
+        self.cached_id = self._ids.get           # action -> id or None when not met yet (fast path)
 
     def __len__(self) -> int:
         return self.size
@@ -573,11 +576,28 @@ class ActionSpace:
             code = code * len(positions) + i
         got = self._base[kind] + code
         self._ids[action] = got
+        self.known.setdefault(got, action)
         return got
+
+    def ids(self, actions: Sequence[Action]) -> list[int]:
+        """The ids of `actions` (the fast path for a list: cached ids by dictionary lookup)."""
+        get = self._ids.get
+        out = [get(a) for a in actions]
+        if None in out:
+            out = [self.id(a) for a in actions]
+        return out
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__ if name != "cached_id"}
+
+    def __setstate__(self, state) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.cached_id = self._ids.get
 
     def action(self, code: int) -> Action:
         """The action with id `code`; ValueError when no action has it."""
-        got = self._actions.get(code)
+        got = self.known.get(code)
         if got is not None:
             return got
         if not isinstance(code, int) or not 0 <= code < self.size:
@@ -598,7 +618,7 @@ class ActionSpace:
                 raise ValueError(f"action id {code} names no action (an argument after an absent one)")
             args = args[:cut]
         got = self.action_type(kind, tuple(args))
-        self._actions[code] = got
+        self.known[code] = got
         self._ids[got] = code
         return got
 
@@ -754,6 +774,12 @@ class Rules:
         """`new_initial_state`; `rng` is accepted for older callers and ignored (chance is
         resolved by the driver: see `play` and `resolve_chance`)."""
         return self.new_initial_state(deck_order)
+
+    def max_game_length(self) -> int:
+        """A bound on the moves of any one game that are not automatic (the players' choices and
+        the chance outcomes: OpenSpiel's actions), derived from the rules. Engines override
+        this with a true bound; the default is the random-simulation test's `max_actions`."""
+        return self.max_actions
 
     def score_range(self) -> tuple[int, int]:
         """Inclusive bounds any seat's score can take, checked by the random-simulation test."""

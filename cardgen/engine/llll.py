@@ -137,6 +137,12 @@ class Rules(core.Rules):
         best_vp = sum(sorted(self.vp.values(), reverse=True)[:self.rounds])
         return 0, best_vp + self.max_action_points() // self.divisor
 
+    def max_game_length(self) -> int:
+        """No rule bounds an llll game: two Generals may untap each other (and a Priest between
+        them) for ever in one ally phase, so neither the length nor a seat's AP has a bound
+        from the rules; the bound is the random-simulation test's cap, `max_actions`."""
+        return self.max_actions
+
     def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
         cards = tuple(sorted(set(self.card_ids)))
         seats = tuple(range(self.players))
