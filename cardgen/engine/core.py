@@ -358,7 +358,8 @@ class State:
         if action not in legal:
             shown = ", ".join(self.describe(a) for a in legal[:12])
             more = "" if len(legal) <= 12 else f" (+{len(legal) - 12} more)"
-            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player()}"
+            # seats are shown numbered from 1, as `to_act` and every view show them
+            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player() + 1}"
             raise IllegalAction(f"{self.describe(action)} is not legal for {who}; legal: {shown}{more}")
         self.history.append(action)
         self._apply(action)
