@@ -2,10 +2,16 @@
 
     python3 benchmarks/bench_engine.py [--seconds 3] [--simulate-games 10000]
     python3 benchmarks/bench_engine.py --targets [--repeat 5] [--seconds 2]
+    python3 benchmarks/bench_engine.py --bridge [--repeat 5] [--bridge-games 20]
 
 Targets (issue 13, random play, one core): llll 4p >= 2,500 games/s, alice solo >= 4,000,
 requiem >= 3,000, ohanatsumi 4p >= 2,500; `simulate --games 10000` of any game < 15 s.
 `--targets` measures only those four, `--repeat` times each, and judges the median.
+`--bridge` (issue 30) times the same random games per action through the native State API
+(current_player, legal_actions/chance_outcomes, apply_unchecked) and through the OpenSpiel
+bridge (the same calls on a pyspiel state, apply_action: both unchecked), side by side, and
+judges the median ratio against BRIDGE_TARGET; it also shows the native loop with the checked
+`apply`, for reference.
 Numbers are measured in this run on this machine; compare them only with each other.
 """
 
@@ -27,6 +33,11 @@ from cardgen.load import bundled_game_ids, load_game  # noqa: E402
 
 # (game, players) -> random games per second on one core; None means every player count.
 TARGETS = {("llll", 4): 2500, ("alice", 1): 4000, ("requiem", 3): 3000, ("ohanatsumi", 4): 2500}
+
+
+# bridge time per action / native State API time per action, at most
+BRIDGE_TARGET = 1.5
+BRIDGE_GAMES = (("llll", 4), ("requiem", 3), ("alice", 1), ("alice", 2), ("ohanatsumi", 4))
 
 
 def target_for(game_id: str, players: int) -> int | None:
@@ -68,16 +79,87 @@ def check_targets(seconds: float, repeat: int) -> int:
     return 1 if missed else 0
 
 
+def _random_walk(state, rng: random.Random, apply, chance: int, terminal: int) -> int:
+    """Play `state` to the end with random moves through its State API; return the actions.
+    The same loop serves an engine state and a bridge state (the same calls by name)."""
+    r = rng.random
+    actions = 0
+    while True:
+        player = state.current_player()
+        if player == terminal:
+            return actions
+        if player == chance:
+            x = r()
+            acc = 0.0
+            outcomes = state.chance_outcomes()
+            action = outcomes[-1][0]
+            for outcome, p in outcomes:
+                acc += p
+                if x < acc:
+                    action = outcome
+                    break
+        else:
+            legal = state.legal_actions()
+            action = legal[int(r() * len(legal))]
+        apply(state, action)
+        actions += 1
+
+
+def bridge_overhead(game_id: str, players: int, games: int) -> tuple[float, float, float]:
+    """Microseconds per action over `games` random games: native State API (unchecked apply),
+    native with the checked `apply`, and the OpenSpiel bridge (CPU time of this process)."""
+    import pyspiel  # noqa: F401  (the [agents] extra)
+
+    from cardgen.engine.core import CHANCE, TERMINAL
+    from cardgen.engine.openspiel_bridge import load_bridge_game
+
+    game = load_game(game_id)
+    rules = engine_module(game).Rules(game, players)
+    bridge = load_bridge_game(rules)
+    out = []
+    for make, apply in ((lambda: rules.new_initial_state(None), type(rules.new_initial_state(None)).apply_unchecked),
+                        (lambda: rules.new_initial_state(None), type(rules.new_initial_state(None)).apply),
+                        (bridge.new_initial_state, lambda state, action: state.apply_action(action))):
+        actions = 0
+        cpu = time.process_time()
+        for seed in range(games):
+            actions += _random_walk(make(), random.Random(seed), apply, CHANCE, TERMINAL)
+        out.append((time.process_time() - cpu) / actions * 1e6)
+    return out[0], out[1], out[2]
+
+
+def check_bridge(games: int, repeat: int) -> int:
+    """Median per-action times of `repeat` runs, and the bridge/native ratio against its target."""
+    import statistics
+    print(f"one core (CPU time of this process); load average {os.getloadavg()[0]:.2f}; "
+          f"median of {repeat} runs of {games} random games")
+    missed = 0
+    for game_id, players in BRIDGE_GAMES:
+        runs = [bridge_overhead(game_id, players, games) for _ in range(repeat)]
+        native, checked, bridged = (statistics.median(r[k] for r in runs) for k in range(3))
+        ratio = statistics.median(r[2] / r[0] for r in runs)
+        ok = ratio <= BRIDGE_TARGET
+        missed += not ok
+        print(f"{game_id:<11} {players}p  native {native:6.1f} us/action (checked apply {checked:6.1f})  "
+              f"bridge {bridged:6.1f}  ratio {ratio:.2f} (vs checked {bridged / checked:.2f})  "
+              f"target <= {BRIDGE_TARGET}: {'met' if ok else 'MISSED'}")
+    return 1 if missed else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--simulate-games", type=int, default=10000, help="games for the timed simulate run (0 = skip)")
     parser.add_argument("--targets", action="store_true", help="measure only the four targets (random play) and judge the median")
-    parser.add_argument("--repeat", type=int, default=5, help="measurements per target with --targets")
+    parser.add_argument("--repeat", type=int, default=5, help="measurements per target with --targets or --bridge")
+    parser.add_argument("--bridge", action="store_true", help="time the OpenSpiel bridge against the native State API")
+    parser.add_argument("--bridge-games", type=int, default=20, help="random games per measurement with --bridge")
     args = parser.parse_args()
     random.seed(0)
     if args.targets:
         sys.exit(check_targets(args.seconds, args.repeat))
+    if args.bridge:
+        sys.exit(check_bridge(args.bridge_games, args.repeat))
     print(f"one core (rates per CPU-second of this process); {os.cpu_count()} cores on this machine,"
           f" load average {os.getloadavg()[0]:.2f}")
     for game_id in bundled_game_ids():

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from ..engine.core import CHANCE
+
 Z95 = 1.959963984540054
 
 
@@ -78,7 +80,7 @@ def score_trajectory(state: Any) -> list[tuple[float, ...]]:
             replay.history.append(history[i])
             replay._apply(history[i])
         i += 1
-        if replay.current_player() != -2:          # read scores between decisions, not mid-deal
+        if replay.current_player() != CHANCE:          # read scores between decisions, not mid-deal
             scores = running_scores(replay)
             if scores is not None:
                 out.append(scores)

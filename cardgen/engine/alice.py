@@ -240,6 +240,27 @@ class Rules(core.Rules):
         self.alices: list[int] = [i for i, a in enumerate(self.is_alice) if a]
         self.investigations: list[int] = [i for i, a in enumerate(self.is_alice) if not a]
 
+    def max_game_length(self) -> int:
+        """Each seat has at most `max_investigation_phases` turns (then the case goes cold). A
+        turn is: draw or play (a choice) and the drawn card (a draw); then placing it (a choice)
+        or, for an Alice, the profile change (a choice), the opponent's forced event (a choice
+        and one event's effects) and making room (a choice); then up to
+        `events_per_event_phase` events (the choice, and a target, or `peek_count` draws and
+        their order, or one draw) and a pass. Versus adds one profile choice per seat."""
+        event_effects = max(1, self.peek_count + 1)
+        alice = 1 + (1 + event_effects) + 1
+        turn = 2 + max(1, alice) + self.events_per_phase * (1 + event_effects) + 1
+        return self.players * (1 + self.max_turns * turn)
+
+    def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
+        cards = tuple(sorted(set(self.ids)))
+        # the peeked cards put back in a chosen order: one to peek_count card arguments
+        order = (cards, *[(None, *cards)] * (self.peek_count - 1))
+        return {"draw": ((None, *cards),), "record": (), "memo": (), "pass": (), "keep": (),
+                "change": (), "noforce": (), "profile": (cards,), "play": (cards,), "force": (cards,),
+                "discard": (cards,), "event": (cards,), "target": (cards,), "swap": (cards,),
+                "recover": (cards,), "order": order}
+
     # ---- scoring helpers (also used by checks and policies) --------------------------------
 
     def link_length(self, record: Sequence[int]) -> int:

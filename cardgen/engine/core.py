@@ -30,8 +30,10 @@ from typing import Any, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 from ..model import Game
 
-TERMINAL = -1
-CHANCE = -2
+# OpenSpiel's values (pyspiel.PlayerId.TERMINAL and .CHANCE), so a player id means the same
+# on both sides of the bridge; compare with these names, never with the numbers.
+TERMINAL = -4
+CHANCE = -1
 
 _INT = re.compile(r"-?[0-9]+\Z")
 
@@ -504,6 +506,124 @@ def _copy(value: Any) -> Any:
     return value
 
 
+class ActionSpace:
+    """Integer ids for every action of one game and configuration, computed from the rules
+    alone (never from the order actions are met), so an id means the same action in every
+    state and every process.
+
+    `kinds` maps each action kind to the ordered domain of each of its arguments. Ids are
+    numbered kind by kind in the order given and, within a kind, in mixed radix over the
+    argument indices (first argument most significant), so ids sort like the declaration.
+    A domain may hold None: the argument may be absent, and then so are all after it
+    (``use:LL03`` and ``use:LL03:2`` share the kind ``use``). A kind with no arguments has
+    one id. `id()` raises ValueError for an action the declaration does not cover.
+    """
+
+    __slots__ = ("kinds", "action_type", "size", "_base", "_index", "_radix", "_ids", "known", "cached_id")
+
+    def __init__(self, kinds: Mapping[str, Sequence[Sequence[Any]]], action_type: type = Action) -> None:
+        self.kinds: dict[str, tuple[tuple[Any, ...], ...]] = {
+            kind: tuple(tuple(domain) for domain in domains) for kind, domains in kinds.items()}
+        self.action_type = action_type
+        self._base: dict[str, int] = {}
+        self._index: dict[str, list[dict[Any, int]]] = {}
+        self._radix: dict[str, list[int]] = {}
+        size = 0
+        for kind, domains in self.kinds.items():
+            index = []
+            for k, domain in enumerate(domains):
+                positions = {value: i for i, value in enumerate(domain)}
+                if len(positions) != len(domain):
+                    raise ValueError(f"action kind {kind!r}: argument {k + 1} lists a value twice")
+                index.append(positions)
+            self._base[kind] = size
+            self._index[kind] = index
+            self._radix[kind] = [len(domain) for domain in domains]
+            count = 1
+            for domain in domains:
+                count *= len(domain)
+            size += count
+        self.size = size
+        self._ids: dict[Action, int] = {}        # filled as actions are met: only a cache
+        self.known: dict[int, Action] = {}       # id -> action, of the ids met so far (a cache)
+        self.cached_id = self._ids.get           # action -> id or None when not met yet (fast path)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __contains__(self, action: Any) -> bool:
+        try:
+            self.id(action)
+        except ValueError:
+            return False
+        return True
+
+    def id(self, action: Action) -> int:
+        """The id of `action`; ValueError when the declared kinds do not cover it."""
+        got = self._ids.get(action)
+        if got is not None:
+            return got
+        kind, args = action[0], action[1]
+        index = self._index.get(kind)
+        if index is None or len(args) > len(index):
+            raise ValueError(f"{action} is not in the declared action space (action_kinds())")
+        code = 0
+        for k, positions in enumerate(index):
+            value = args[k] if k < len(args) else None
+            i = positions.get(value)
+            if i is None:
+                raise ValueError(f"{action} is not in the declared action space (argument {k + 1} "
+                                 f"{value!r} is not among {kind!r}'s declared values)")
+            code = code * len(positions) + i
+        got = self._base[kind] + code
+        self._ids[action] = got
+        self.known.setdefault(got, action)
+        return got
+
+    def ids(self, actions: Sequence[Action]) -> list[int]:
+        """The ids of `actions` (the fast path for a list: cached ids by dictionary lookup)."""
+        get = self._ids.get
+        out = [get(a) for a in actions]
+        if None in out:
+            out = [self.id(a) for a in actions]
+        return out
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__ if name != "cached_id"}
+
+    def __setstate__(self, state) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.cached_id = self._ids.get
+
+    def action(self, code: int) -> Action:
+        """The action with id `code`; ValueError when no action has it."""
+        got = self.known.get(code)
+        if got is not None:
+            return got
+        if not isinstance(code, int) or not 0 <= code < self.size:
+            raise ValueError(f"action id {code!r} is outside 0..{self.size - 1}")
+        for kind, base in reversed(self._base.items()):
+            if code >= base:
+                break
+        rest = code - base
+        domains = self.kinds[kind]
+        digits = []
+        for radix in reversed(self._radix[kind]):
+            rest, i = divmod(rest, radix)
+            digits.append(i)
+        args = [domain[i] for domain, i in zip(domains, reversed(digits))]
+        if None in args:
+            cut = args.index(None)
+            if any(a is not None for a in args[cut:]):
+                raise ValueError(f"action id {code} names no action (an argument after an absent one)")
+            args = args[:cut]
+        got = self.action_type(kind, tuple(args))
+        self.known[code] = got
+        self._ids[got] = code
+        return got
+
+
 OVER = "over"  # the phase of a finished game in states built on ChoiceState
 
 
@@ -587,6 +707,36 @@ class Rules:
                     return variant
         return cls.variants[0]
 
+    def action_kinds(self) -> Mapping[str, tuple[Sequence[Any], ...]]:
+        """Every action kind (chance kinds `draw`/`roll` included) with the ordered domain of
+        each of its arguments (card ids, seats, numbers), from the rules and the card list
+        alone: the same in every process. See `ActionSpace` for absent arguments (None)."""
+        raise NotImplementedError(f"{self.game.id}: the engine declares no action_kinds()")
+
+    @functools.cached_property
+    def action_space(self) -> ActionSpace:
+        """Ids of the players' moves: every declared action except chance outcomes (a chance
+        kind with arguments, such as ``draw:LL03``); a chance kind's bare form (alice's
+        ``draw``: a player draws) is a move."""
+        kinds = {}
+        for kind, domains in self.action_kinds().items():
+            if kind in CHANCE_KINDS:
+                if not domains or None not in domains[0]:
+                    continue
+                domains = ()
+            kinds[kind] = domains
+        return ActionSpace(kinds, self.action_type)
+
+    @functools.cached_property
+    def chance_space(self) -> ActionSpace:
+        """Ids of the chance outcomes (`draw`/`roll` with their arguments), numbered from 0."""
+        kinds = {}
+        for kind, domains in self.action_kinds().items():
+            if kind in CHANCE_KINDS and domains:
+                first = tuple(v for v in domains[0] if v is not None)
+                kinds[kind] = (first, *domains[1:])
+        return ActionSpace(kinds, self.action_type)
+
     @classmethod
     def decode_action(cls, text: Any) -> Action:
         """An action from its code (``bid:3``) or a record's list form; ValueError if malformed."""
@@ -613,6 +763,12 @@ class Rules:
         """`new_initial_state`; `rng` is accepted for older callers and ignored (chance is
         resolved by the driver: see `play` and `resolve_chance`)."""
         return self.new_initial_state(deck_order)
+
+    def max_game_length(self) -> int:
+        """A bound on the moves of any one game that are not automatic (the players' choices and
+        the chance outcomes: OpenSpiel's actions), derived from the rules. Engines override
+        this with a true bound; the default is the random-simulation test's `max_actions`."""
+        return self.max_actions
 
     def score_range(self) -> tuple[int, int]:
         """Inclusive bounds any seat's score can take, checked by the random-simulation test."""

@@ -126,13 +126,30 @@ class Rules(core.Rules):
         from .position import llll_state
         return llll_state(self, data)
 
+    def max_action_points(self) -> int:
+        """AP no seat can exceed: an ally phase never raises the number of untapped allies, so
+        each ally is used at most (cards in play) times a round: a generous but finite bound."""
+        max_gain = max(self.gain.values(), default=0)
+        return self.start_ap + self.rounds * self.rounds * self.players * max_gain
+
     def score_range(self) -> tuple[int, int]:
         best_vp = sum(sorted(self.vp.values(), reverse=True)[:self.rounds])
-        # An ally phase never raises the number of untapped allies, so each ally is used at most
-        # (cards in play) times a round: a generous but finite AP bound.
-        max_gain = max(self.gain.values(), default=0)
-        max_ap = self.start_ap + self.rounds * self.rounds * self.players * max_gain
-        return 0, best_vp + max_ap // self.divisor
+        return 0, best_vp + self.max_action_points() // self.divisor
+
+    def max_game_length(self) -> int:
+        """No rule bounds an llll game: two Generals may untap each other (and a Priest between
+        them) for ever in one ally phase, so neither the length nor a seat's AP has a bound
+        from the rules; the bound is the random-simulation test's cap, `max_actions`."""
+        return self.max_actions
+
+    def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
+        cards = tuple(sorted(set(self.card_ids)))
+        seats = tuple(range(self.players))
+        slots = seats                                   # the castle row has one slot per player
+        return {"draw": (cards,), "pick": (slots,), "bid": (tuple(range(self.max_action_points() + 1)),),
+                "pass": (), "ally": (), "score": (), "use": (cards, (None, *seats, *cards)),
+                "reveal": (cards,), "auto-pass": (seats,), "auto-pick": (seats, slots)}
+
 
 
 class State(core.State):

@@ -261,6 +261,31 @@ class Rules(core.Rules):
     def max_events_per_round(self, players: int) -> int:
         return players * self.max_quest_events * self.sets
 
+    def max_game_length(self) -> int:
+        """Every round reveals at least min(offer, solo offer after a break) quests and quests
+        never return to the quest deck, so the rounds are bounded; in a round each player takes
+        at most one quest (a choice), is dealt its events (draws), and for each event opened may
+        declare a break (a choice) that slips in up to `max_flowers_between_events` flowers (a
+        draw and, with the persuasion die, a roll each); after the boss check each character may
+        go once more (a choice, a flower, a roll)."""
+        per_round_quests = self.offer_size if self.players > 1 else min(self.offer_size, self.solo_after_break or self.offer_size)
+        rounds = -(-len(self.quests) // max(per_round_quests, 1))
+        roll = 1 if self.die else 0
+        events = max((self.events_of[q] for q in self.quests), default=0) * self.sets
+        per_player = 1 + events * (1 + 1 + max(self.max_flowers_between, 1) * (1 + roll)) + self.sets * (1 + 1 + roll)
+        return rounds * (self.offer_size + self.players * per_player)
+
+    def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
+        slots = tuple(range(self.offer_size))
+        kinds: dict[str, tuple[tuple, ...]] = {
+            "draw": (tuple(sorted(set(self.ids))),), "take": (slots,), "hold": (), "skip": (),
+            "auto-take": (tuple(range(self.players)), slots),
+            # one character goes (restroom:<name>) or both; a lone character's is bare
+            "restroom": ((None, *self.characters, "both"),) if self.sets > 1 else ()}
+        if self.die:
+            kinds["roll"] = (tuple(range(1, self.die + 1)),)
+        return kinds
+
     def score_range(self) -> tuple[int, int]:
         return 0, sum(self.back_fame[q] for q in self.quests)
 

@@ -4,260 +4,675 @@
     from cardgen.engine import openspiel_bridge
     openspiel_bridge.register_all()
     game = pyspiel.load_game("cardgen_llll", {"players": 4})
-    pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False, mask_test=True)
 
 Each engine is registered as ``cardgen_<engine>`` with parameters ``players`` (default: the
-game's minimum) and ``variant`` (default: the usual one for that count). The game is read from
-the bundled card data (`card_data/<id>`); `load_bridge_game(game)` wraps any loaded `Game`.
+game's minimum), ``variant`` (default: the usual one for that count) and ``path`` (a game
+folder; default: the bundled one). `load_bridge_game(rules)` wraps any `Rules`. Each game
+object owns its rules: two games never share them, whatever their parameters.
 
-OpenSpiel wants integer actions in a fixed range. The bridge numbers the engine's typed
-actions and chance outcomes as it meets them (a code book shared by every state of one game
-object), so ids are stable within a game object and `legal_actions()` is sorted by id; the
-range (`ACTION_CAPACITY`) is far above the distinct actions any bundled game has. Chance is
-OpenSpiel's explicit-stochastic chance: the engine's chance nodes and their `chance_outcomes`.
-Information-state strings are the engine's, so OpenSpiel's IS-MCTS groups exactly the states
-a seat cannot tell apart; its determinizations come from the native agent's `Determinizer`
-(`resample_from_infostate`), which rebuilds a state from the seat's observation alone.
+Action ids are the engine's own deterministic numbering (`Rules.action_space` for the players'
+moves, `Rules.chance_space` for chance outcomes), computed from the rules and the card list, so
+a history recorded in one process replays in another; `num_distinct_actions()` and
+`max_chance_outcomes()` are their sizes. A state's OpenSpiel history is the list of ids applied
+to it; `serialize()` carries only that (the engine state is replayed from it), and pickling a
+state pickles its game (with the rules) and that list.
+
+Observers honour `IIGObservationType`: the public part is what every seat sees, the private
+part one seat's (or every seat's) own information, and perfect recall adds the history as the
+observer may see it. Tensors are a generic encoding of the engine's `Observation` (see
+`ObservationLayout`), so OpenSpiel's RL tools run on any engine.
 
 `openspiel_policy(rules, "openspiel-ismcts" | "openspiel-mcts", iterations)` is a cardgen
-policy that runs OpenSpiel's Python IS-MCTS (or MCTS, which searches the true state: it
-cheats, and is there for comparison only) with random rollouts.
+policy that runs OpenSpiel's Python IS-MCTS (or MCTS, which searches a determinization and
+treats it as the truth) with random rollouts.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyspiel
 
 from . import ENGINES, engine_by_name
-from .core import CHANCE, TERMINAL, Rules
+from .core import CHANCE, TERMINAL, ActionSpace, Rules
 from .core import State as EngineState
 
-ACTION_CAPACITY = 4096
-
-
-class CodeBook:
-    """Engine actions <-> integer ids, assigned in the order they are first met."""
-
-    def __init__(self) -> None:
-        self.ids: dict[Any, int] = {}
-        self.actions: list[Any] = []
-
-    def id(self, action: Any) -> int:
-        got = self.ids.get(action)
-        if got is None:
-            got = len(self.actions)
-            if got >= ACTION_CAPACITY:
-                raise pyspiel.SpielError(f"more than {ACTION_CAPACITY} distinct actions")
-            self.ids[action] = got
-            self.actions.append(action)
-        return got
-
-    def action(self, code: int) -> Any:
-        return self.actions[code]
-
-
-class _Observer:
-    """Information-state (and observation) strings: the engine's own; no tensors."""
-
-    def __init__(self, iig_obs_type=None, params=None) -> None:
-        self.tensor = np.zeros(0, np.float32)
-        self.dict: dict = {}
-
-    def set_from(self, state: "BridgeState", player: int) -> None:
-        return None
-
-    def string_from(self, state: "BridgeState", player: int) -> str:
-        return state.engine.information_state_string(player)
-
-
-def _game_type(engine: str, game: Any, cooperative: bool) -> "pyspiel.GameType":
-    return pyspiel.GameType(
-        short_name=f"cardgen_{engine}", long_name=f"cardgen {game.id}",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        # general-sum: one registration serves every variant, and alice's versus is competitive
-        # while its solo game is not
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=game.max_players, min_num_players=game.min_players,
-        provides_information_state_string=True, provides_information_state_tensor=False,
-        provides_observation_string=True, provides_observation_tensor=False,
-        parameter_specification={"players": game.min_players, "variant": ""})
-
-
-def _make_game_class(engine: str, game: Any, module: Any):
-    rules_class = module.Rules
-    game_type = _game_type(engine, game, rules_class.cooperative)
-
-    class BridgeGame(pyspiel.Game):
-        def __init__(self, params=None):
-            params = dict(params or {})
-            players = int(params.get("players", game.min_players))
-            variant = str(params.get("variant", "") or rules_class.default_variant(players, game))
-            try:
-                rules = rules_class(game, players, variant)
-            except ValueError as exc:
-                raise pyspiel.SpielError(str(exc)) from None
-            info = pyspiel.GameInfo(
-                num_distinct_actions=ACTION_CAPACITY, max_chance_outcomes=ACTION_CAPACITY, num_players=players,
-                min_utility=0.0, max_utility=1.0, utility_sum=None, max_game_length=rules_class.max_actions)
-            super().__init__(game_type, info, {"players": players, "variant": variant})
-            # The rules and code book live in a module table keyed by the parameters, so every
-            # Python wrapper of this game (pybind11 may hand back one without our attributes)
-            # and every state share them.
-            self.ctx = _context((engine, players, variant), rules)
-
-        def new_initial_state(self):
-            ctx = _context_of(self, engine)
-            return BridgeState(self, ctx, ctx.rules.new_initial_state(None))
-
-        def make_py_observer(self, iig_obs_type=None, params=None):
-            return _Observer(iig_obs_type, params)
-
-    BridgeGame.__name__ = f"CardgenGame_{engine}"
-    return game_type, BridgeGame
+_JSON = {"sort_keys": True, "ensure_ascii": False, "separators": (",", ":"), "default": list}
 
 
 class _Context:
-    """What every state of one bridge game shares: the rules, the code book, the determinizer."""
+    """What every state of one bridge game shares: its rules, their action spaces, the
+    determinizer and the observation layout. Shared by clones (deep copies return it)."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.codes = CodeBook()
+        self.actions: ActionSpace = rules.action_space
+        self.chances: ActionSpace = rules.chance_space
         self.determinizer = None
         self.rng = random.Random(0)
+        self._layout: ObservationLayout | None = None
+        self._codes: dict = {}
+        self._ids: dict = {}
 
+    @property
+    def layout(self) -> "ObservationLayout":
+        if self._layout is None:
+            self._layout = ObservationLayout(self.rules)
+        return self._layout
 
-    def __deepcopy__(self, memo):      # shared by every copy of a state
+    def __deepcopy__(self, memo):
         return self
+
+    def codes(self, history: Sequence) -> list[str]:
+        """The codes of the actions of a history (memoized: engines reuse action objects)."""
+        memo = self._codes
+        out = []
+        for action in history:
+            code = memo.get(action)
+            if code is None:
+                code = memo[action] = str(action)
+            out.append(code)
+        return out
+
+    def ids(self, history: Sequence) -> list[tuple[bool, int]]:
+        """(is a chance outcome, id) of each action of a history, automatic moves included."""
+        memo = self._ids
+        out = []
+        for action in history:
+            got = memo.get(action)
+            if got is None:
+                chance = action in self.chances
+                got = memo[action] = (chance, (self.chances if chance else self.actions).id(action))
+            out.append(got)
+        return out
+
+    def action(self, engine_state: EngineState, code: int):
+        """The engine action with id `code` at `engine_state` (a chance outcome at a chance node)."""
+        space = self.chances if engine_state.current_player() == CHANCE else self.actions
+        try:
+            return space.action(code)
+        except ValueError as exc:
+            raise pyspiel.SpielError(str(exc)) from None
+
+    def replay(self, moves: Sequence[int]) -> EngineState:
+        """The engine state after the OpenSpiel actions `moves` from the start."""
+        state = self.rules.new_initial_state(None)
+        for code in moves:
+            state.apply_unchecked(self.action(state, code))
+        return state
 
 
 class _Box:
-    """Holds the engine state: OpenSpiel clones a Python state by deep-copying its attributes,
-    and this makes that copy the engine's own cheap `clone()`."""
+    """The engine state and the OpenSpiel actions applied to it. OpenSpiel clones a Python state
+    by deep-copying its attributes: this makes that copy the engine's own cheap `clone()`.
+    Pickled (OpenSpiel's `serialize()`), it is the list of action ids alone; the state is
+    replayed from it when first needed (`BridgeState._resolve`)."""
 
-    __slots__ = ("state",)
+    __slots__ = ("ctx", "state", "moves")
 
-    def __init__(self, state: EngineState) -> None:
+    def __init__(self, ctx: _Context | None, state: EngineState | None, moves: list[int]) -> None:
+        self.ctx = ctx
         self.state = state
+        self.moves = moves
 
     def __deepcopy__(self, memo):
-        return _Box(self.state.clone())
+        if self.state is None:
+            return _Box(None, None, list(self.moves))
+        return _Box(self.ctx, self.state.clone(), list(self.moves))
+
+    def __reduce__(self):
+        return (_pending_box, (list(self.moves),))
 
 
-_CONTEXTS: dict[tuple, _Context] = {}
-
-
-def _context(key: tuple, rules: Rules) -> _Context:
-    ctx = _CONTEXTS.get(key)
-    if ctx is None:
-        ctx = _CONTEXTS[key] = _Context(rules)
-    return ctx
-
-
-def _context_of(game: Any, engine: str) -> _Context:
-    ctx = getattr(game, "ctx", None)
-    if ctx is None:
-        params = game.get_parameters()
-        ctx = _CONTEXTS[(engine, int(params["players"]), str(params["variant"]))]
-    return ctx
+def _pending_box(moves: list[int]) -> _Box:
+    return _Box(None, None, moves)
 
 
 class BridgeState(pyspiel.State):
     """An engine state seen through OpenSpiel's State API."""
 
-    def __init__(self, bridge_game, ctx: _Context, engine_state: EngineState) -> None:
-        super().__init__(bridge_game)
-        self.bridge = ctx
-        self.box = _Box(engine_state)
+    def __init__(self, game: "BridgeGame", ctx: _Context, engine_state: EngineState | None = None) -> None:
+        super().__init__(game)
+        # the initial engine state is made when first needed: OpenSpiel's Clone makes a new
+        # initial state only to replace its attributes with copies of the original's
+        self._box = _Box(ctx, engine_state, [])
+
+    def _resolve(self) -> EngineState:
+        """The engine state of a new or deserialized state: its moves replayed (once)."""
+        box = self._box
+        if box.state is None:
+            if box.ctx is None:
+                box.ctx = self.get_game()._ctx
+            box.state = box.ctx.replay(box.moves)
+        return box.state
 
     @property
     def engine(self) -> EngineState:
-        return self.box.state
+        state = self._box.state
+        return state if state is not None else self._resolve()
+
+    @property
+    def context(self) -> _Context:
+        if self._box.ctx is None:
+            self._resolve()
+        return self._box.ctx
+
+    # --- OpenSpiel's State API -------------------------------------------------------------
 
     def current_player(self) -> int:
-        player = self.engine.current_player()
-        if player == CHANCE:
-            return pyspiel.PlayerId.CHANCE
-        if player == TERMINAL:
-            return pyspiel.PlayerId.TERMINAL
-        return player
+        state = self._box.state
+        if state is None:
+            state = self._resolve()
+        return state.current_player()          # CHANCE and TERMINAL are OpenSpiel's ids
 
     def _legal_actions(self, player: int) -> list[int]:
-        code = self.bridge.codes.id
-        return sorted(code(a) for a in self.engine.legal_actions())
+        box = self._box
+        state = box.state
+        if state is None:
+            state = self._resolve()
+        ids = box.ctx.actions.ids
+        return sorted(ids(state.legal_actions()))
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's legal_actions, answered here for Python callers (the C++ path makes
+        several round trips through Python for the same answer)."""
+        box = self._box
+        state = box.state
+        if state is None:
+            state = self._resolve()
+        current = state.current_player()
+        if current == TERMINAL:
+            return []
+        if player is not None and player != current:
+            if player < 0:
+                raise pyspiel.SpielError(f"legal_actions of the pseudo-player {player}")
+            return []
+        if current == CHANCE:
+            return [code for code, _ in self.chance_outcomes()]
+        space = box.ctx.actions
+        get = space.cached_id
+        out = [get(a) for a in state.legal_actions()]
+        if None in out:
+            out = space.ids(state.legal_actions())
+        out.sort()
+        return out
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        code = self.bridge.codes.id
-        return sorted((code(a), p) for a, p in self.engine.chance_outcomes())
+        box = self._box
+        state = box.state
+        if state is None:
+            state = self._resolve()
+        outcomes = state.chance_outcomes()
+        get = box.ctx.chances.cached_id
+        out = [(get(a), p) for a, p in outcomes]
+        if any(code is None for code, _ in out):
+            out = list(zip(box.ctx.chances.ids([a for a, _ in outcomes]), [p for _, p in outcomes]))
+        out.sort()
+        return out
 
     def _apply_action(self, action: int) -> None:
-        self.engine.apply_unchecked(self.bridge.codes.action(action))
+        box = self._box
+        state = box.state
+        if state is None:
+            state = self._resolve()
+        ctx = box.ctx
+        space = ctx.chances if state.current_player() == CHANCE else ctx.actions
+        found = space.known.get(action)
+        state.apply_unchecked(found if found is not None else ctx.action(state, action))
+        box.moves.append(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return str(self.bridge.codes.action(action))
+        space = self.context.chances if player == pyspiel.PlayerId.CHANCE else self.context.actions
+        try:
+            return str(space.action(action))
+        except ValueError as exc:
+            raise pyspiel.SpielError(str(exc)) from None
 
     def is_terminal(self) -> bool:
-        return self.engine.current_player() == TERMINAL
+        state = self._box.state
+        if state is None:
+            state = self._resolve()
+        return state.current_player() == TERMINAL
 
     def returns(self) -> list[float]:
         return list(self.engine.returns())
 
     def __str__(self) -> str:
-        return " ".join(str(a) for a in self.engine.history)
+        return " ".join(self.context.codes(self.engine.history))
+
+    # The C++ history is kept by OpenSpiel; these read the bridge's own list, which undo_action
+    # can shorten (OpenSpiel's C++ history cannot be shortened from Python).
+    def history(self) -> list[int]:
+        return list(self._box.moves)
+
+    def history_str(self) -> str:
+        return ", ".join(map(str, self._box.moves))
+
+    def move_number(self) -> int:
+        return len(self._box.moves)
+
+    def undo_action(self, player: int, action: int) -> None:
+        """Take back the last action (`player` played `action`): the engine state is replayed
+        without it, since engines keep no undo log."""
+        moves = self._box.moves
+        if not moves or moves[-1] != action:
+            raise pyspiel.SpielError(f"undo_action({player}, {action}): the last action is "
+                                     f"{moves[-1] if moves else 'none'}")
+        moves.pop()
+        self._box.state = self.context.replay(moves)
 
     def __deepcopy__(self, memo):
-        return BridgeState(self.get_game(), self.bridge, self.engine.clone())
+        return self.clone()          # OpenSpiel's Clone: keeps history() and move_number()
 
-    def clone(self):
-        return BridgeState(self.get_game(), self.bridge, self.engine.clone())
+    def __reduce__(self):
+        return (_unpickle_state, (self.get_game(), list(self._box.moves)))
 
     def resample_from_infostate(self, player_id: int, probability_sampler=None):
-        """A state `player_id` cannot tell from this one (the native agent's determinizer)."""
-        ctx = self.bridge
+        """A state `player_id` cannot tell from this one (the native agent's determinizer), with
+        its own OpenSpiel history (the sampled chance outcomes, never this state's)."""
+        ctx = self.context
         if ctx.determinizer is None:
             from .agents.ismcts import Determinizer
 
             ctx.determinizer = Determinizer(ctx.rules)
-        state, _ok = ctx.determinizer.sample(self.engine.observation(player_id), ctx.rng)
-        return BridgeState(self.get_game(), ctx, state)
+        rng = ctx.rng if probability_sampler is None else random.Random(int(probability_sampler() * 2**31))
+        sampled, _ok = ctx.determinizer.sample(self.engine.observation(player_id), rng)
+        return _bridge_state_for(self.get_game(), sampled)
 
 
-_REGISTERED: dict[str, Any] = {}
+def _unpickle_state(game: "BridgeGame", moves: list[int]) -> BridgeState:
+    state = game.new_initial_state()
+    for code in moves:
+        state.apply_action(code)
+    return state
+
+
+def _bridge_state_for(game: "BridgeGame", engine_state: EngineState) -> BridgeState:
+    """A bridge state whose OpenSpiel history is `engine_state`'s (automatic moves, which the
+    engine makes itself, are not OpenSpiel actions)."""
+    ctx = game._ctx
+    state = game.new_initial_state()
+    target = engine_state.history
+    replay = state.engine
+    while len(replay.history) < len(target):
+        action = target[len(replay.history)]
+        space = ctx.chances if replay.current_player() == CHANCE else ctx.actions
+        state.apply_action(space.id(action))
+    return state
+
+
+# --- observations ------------------------------------------------------------------------------
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _features(value: Any, path: tuple, cards: dict[str, int], out: list) -> list:
+    """Append (feature, card index or None, value) of a plain-data view to `out`: a card id under
+    a path is that zone's card (lists of cards are zones: their order is dropped), a number is a
+    counter, any other text is a category (one feature per path and text), None is nothing."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if key in cards:                         # a table keyed by card ids
+                if type(item) in (int, float):
+                    out.append(((*path, "[card]"), cards[key], float(item)))
+                else:
+                    out.append(((*path, "[card]"), cards[key], 1.0))
+                    _features(item, (*path, "[card-value]"), cards, out)
+            else:
+                _features(item, (*path, key), cards, out)
+    elif kind is list or kind is tuple:
+        if all(type(v) in _SCALARS for v in value):
+            out.append(((*path, "[len]"), None, float(len(value))))
+            zone = (*path, "*")
+            for item in value:
+                if type(item) is str and item in cards:
+                    out.append((zone, cards[item], 1.0))
+                elif item is not None:
+                    _features(item, zone, cards, out)
+        else:
+            for i, item in enumerate(value):
+                _features(item, (*path, i), cards, out)
+    elif value is None:
+        pass
+    elif kind is bool:
+        out.append((path, None, 1.0 if value else 0.0))
+    elif kind is int or kind is float:
+        out.append((path, None, float(value)))
+    else:
+        text = str(value)
+        if text in cards:
+            out.append((path, cards[text], 1.0))
+        else:
+            out.append(((*path, "=" + text), None, 1.0))
+    return out
+
+
+class ObservationLayout:
+    """A fixed tensor layout for one game's observations, generic for every engine: each zone
+    (a path in the public or private view that holds card ids) has one slot per card id of the
+    game, each counter one slot, each category (a phase, a text value) one slot, plus whose turn
+    it is and which seat observes. The paths come from the rules' own views, met while walking
+    seeded random games at first use; a feature never met there is counted in `dropped` (the
+    bundled engines' tests check that random games drop none)."""
+
+    EXPLORE_GAMES = 12
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        ids = sorted(rules.card_counts)
+        self.cards: dict[str, int] = {c: i for i, c in enumerate(ids)}
+        self.slots: dict[tuple, int] = {}          # (part, feature) -> its first slot
+        self.size = 0
+        self.dropped = 0
+        self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._explore()
+
+    def _add(self, key: tuple, card: int | None = None) -> None:
+        """Give `key` (part, feature) its slots: one per card id for a zone, else one."""
+        if key not in self.slots:
+            self.slots[key] = self.size
+            self.size += 1 if card is None else len(self.cards)
+
+    def _explore(self) -> None:
+        from .core import sample_chance
+
+        rules = self.rules
+        n = rules.players
+        for feature in ("to_act", "seat"):
+            for seat in range(n):
+                self._add(("turn", (feature, seat)))
+        for seed in range(self.EXPLORE_GAMES):
+            rng = random.Random(seed)
+            state = rules.new_initial_state(None)
+            while True:
+                self._add(("phase", "=" + state.phase_name()))
+                for feature, card, _ in _features(state.public_view(), (), self.cards, []):
+                    self._add(("public", feature), card)
+                for seat in range(n):
+                    for feature, card, _ in _features(state.private_view(seat), (), self.cards, []):
+                        self._add(("private", feature), card)
+                player = state.current_player()
+                if player == TERMINAL:
+                    break
+                legal = state.legal_actions()
+                state.apply_unchecked(sample_chance(state, rng) if player == CHANCE else rng.choice(legal))
+
+    def encode(self, state: EngineState, part: str, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, values) of the public view ("public") or of `seat`'s private view
+        ("private") of `state`. A view depends only on the state, which changes only by moves,
+        so the encodings of the latest histories seen are kept: OpenSpiel asks for every seat's
+        observation and information state at each step, often of a clone."""
+        key = (part, seat, tuple(state.history))     # equal histories, equal views (clones too)
+        got = self._cache.get(key)
+        if got is None:
+            view = state.public_view() if part == "public" else state.private_view(seat)
+            slots = self.slots
+            index: list[int] = []
+            values: list[float] = []
+            for feature, card, value in _features(view, (), self.cards, []):
+                slot = slots.get((part, feature))
+                if slot is None:
+                    self.dropped += 1
+                else:
+                    index.append(slot if card is None else slot + card)
+                    values.append(value)
+            if len(self._cache) >= 256:
+                self._cache.clear()
+            got = self._cache[key] = (np.array(index, np.intp), np.array(values, np.float32))
+        return got
+
+    def fill(self, out: np.ndarray, state: EngineState, parts: Sequence[tuple[str, int]]) -> None:
+        """Write the encodings of `parts` ((part, seat), ...) into `out` (zeroed first)."""
+        out.fill(0)
+        for part, seat in parts:
+            index, values = self.encode(state, part, seat)
+            np.add.at(out, index, values)
+
+
+class _Observer:
+    """Observation/information-state strings and tensors for one `IIGObservationType`.
+
+    - public info: the phase, whose turn it is and the public view (what every seat sees);
+    - private info: none, the observing seat's private view, or every seat's;
+    - perfect recall: the history as the observer may see it (a chance outcome is shown when
+      the observer's seat saw it; with every seat's private info, when any seat saw it; with
+      none, when every seat saw it); its tensor counts the moves and outcomes seen, by id.
+    The default information state (perfect recall, one seat's private info) is the engine's
+    own `information_state_string`, which its determinizer groups states by."""
+
+    def __init__(self, ctx: _Context, iig_obs_type=None, params=None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        if iig_obs_type is None:
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        self.ctx = ctx
+        self.public = iig_obs_type.public_info
+        self.private = iig_obs_type.private_info
+        self.recall = iig_obs_type.perfect_recall
+        self._tensor: np.ndarray | None = None
+        self._dict: dict[str, np.ndarray] | None = None
+
+    # OpenSpiel reads `tensor` and `dict`; built on first use (the layout walks random games).
+    @property
+    def tensor(self) -> np.ndarray:
+        if self._tensor is None:
+            self._build()
+        return self._tensor
+
+    @property
+    def dict(self) -> dict[str, np.ndarray]:
+        if self._dict is None:
+            self._build()
+        return self._dict
+
+    def _build(self) -> None:
+        layout = self.ctx.layout
+        players = self.ctx.rules.players
+        pieces = [("observation", layout.size)]
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS and players > 1:
+            pieces.append(("other_private", layout.size * (players - 1)))
+        if self.recall:
+            pieces += [("moves_seen", self.ctx.actions.size), ("outcomes_seen", self.ctx.chances.size),
+                       ("outcomes_hidden", 1)]
+        self._tensor = np.zeros(sum(size for _, size in pieces), np.float32)
+        self._dict = {}
+        at = 0
+        for name, size in pieces:
+            self._dict[name] = self._tensor[at:at + size]
+            at += size
+
+    def _parts(self, player: int) -> list[tuple[str, int]]:
+        parts: list[tuple[str, int]] = []
+        if self.public:
+            parts.append(("public", -1))
+        if self.private != pyspiel.PrivateInfoType.NONE:      # the others' come in other_private
+            parts.append(("private", player))
+        return parts
+
+    def _seen(self, state: EngineState, player: int) -> list[bool]:
+        """Which moves of the history this observer sees (the others are chance outcomes it
+        was not shown)."""
+        codes = self.ctx.codes(state.history)
+        if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            view = state.public_history(player)
+            return [a == b for a, b in zip(view, codes)]
+        views = [state.public_history(seat) for seat in range(state.rules.players)]
+        combine = all if self.private == pyspiel.PrivateInfoType.NONE else any
+        return [combine(view[i] == code for view in views) for i, code in enumerate(codes)]
+
+    def string_from(self, state: BridgeState, player: int) -> str:
+        engine = state.engine
+        if self.recall and self.public and self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return engine.information_state_string(player)
+        out: dict[str, Any] = {}
+        if self.public:
+            out.update(phase=engine.phase_name(), to_act=engine.to_act(), public=engine.public_view())
+        if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            out.update(seat=player, private=engine.private_view(player))
+        elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            out["private"] = [engine.private_view(seat) for seat in range(engine.rules.players)]
+        if self.recall:
+            seen = self._seen(engine, player)
+            out["history"] = [code if shown else engine.hidden_label(action)
+                              for shown, code, action in zip(seen, self.ctx.codes(engine.history), engine.history)]
+        return json.dumps(out, **_JSON)
+
+    def set_from(self, state: BridgeState, player: int) -> None:
+        engine = state.engine
+        ctx = self.ctx
+        layout = ctx.layout
+        pieces = self.dict
+        layout.fill(pieces["observation"], engine, self._parts(player))
+        observation = pieces["observation"]
+        if self.public:
+            phase = layout.slots.get(("phase", "=" + engine.phase_name()))
+            if phase is None:
+                layout.dropped += 1
+            else:
+                observation[phase] = 1.0
+            seat = engine.current_player()
+            if seat >= 0:
+                observation[layout.slots[("turn", ("to_act", seat))]] = 1.0
+        if self.private != pyspiel.PrivateInfoType.NONE:
+            observation[layout.slots[("turn", ("seat", player))]] = 1.0
+        if "other_private" in pieces:
+            others = pieces["other_private"].reshape(-1, layout.size)
+            for k, seat in enumerate(s for s in range(engine.rules.players) if s != player):
+                layout.fill(others[k], engine, [("private", seat)])
+        if self.recall:
+            moves, outcomes, hidden = pieces["moves_seen"], pieces["outcomes_seen"], pieces["outcomes_hidden"]
+            moves.fill(0)
+            outcomes.fill(0)
+            ids = ctx.ids(engine.history)
+            seen = self._seen(engine, player)
+            hidden[0] = len(seen) - sum(seen)
+            for shown, (chance, code) in zip(seen, ids):
+                if shown:
+                    (outcomes if chance else moves)[code] += 1
+
+
+# --- games ---------------------------------------------------------------------------------
+
+def _utility(rules: Rules) -> tuple[Any, float | None]:
+    """Co-operative and solo games pay every seat the same; a competitive game shares 1 among
+    its winners (it always has one), so its returns sum to 1."""
+    if rules.cooperative:
+        return pyspiel.GameType.Utility.IDENTICAL, None
+    return pyspiel.GameType.Utility.CONSTANT_SUM, 1.0
+
+
+def _game_type(engine: str, game: Any, utility: Any = pyspiel.GameType.Utility.GENERAL_SUM) -> "pyspiel.GameType":
+    return pyspiel.GameType(
+        short_name=f"cardgen_{engine}", long_name=f"cardgen {game.id}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=game.max_players, min_num_players=game.min_players,
+        provides_information_state_string=True, provides_information_state_tensor=True,
+        provides_observation_string=True, provides_observation_tensor=True,
+        parameter_specification={"players": game.min_players, "variant": "", "path": ""})
+
+
+class BridgeGame(pyspiel.Game):
+    """One engine, player count and variant as an OpenSpiel game, owning its rules.
+
+    Subclassed once per registered engine (`engine` names it); pickles as its rules, so an
+    unpickled game plays by the same rule numbers even when they came from a copied folder."""
+
+    engine: str = ""
+
+    def __init__(self, params: dict | None = None, rules: Rules | None = None) -> None:
+        params = dict(params or {})
+        if rules is None:
+            rules = _rules_from_params(self.engine, params)
+        self._ctx = _Context(rules)
+        utility, utility_sum = _utility(rules)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self._ctx.actions.size, max_chance_outcomes=self._ctx.chances.size,
+            num_players=rules.players, min_utility=0.0, max_utility=1.0, utility_sum=utility_sum,
+            max_game_length=rules.max_game_length())
+        shown = {"players": rules.players, "variant": rules.variant}
+        if params.get("path"):
+            shown["path"] = str(params["path"])
+        super().__init__(_game_type(rules.game.engine or self.engine, rules.game, utility), info, shown)
+
+    @property
+    def rules(self) -> Rules:
+        return self._ctx.rules
+
+    def new_initial_state(self) -> BridgeState:
+        return BridgeState(self, self._ctx)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
+        return _Observer(self._ctx, iig_obs_type, params)
+
+    def __reduce__(self):
+        return (_game_from_rules, (self._ctx.rules,))
+
+
+def _rules_from_params(engine: str, params: dict) -> Rules:
+    from ..load import bundled_games_dir, load_game
+
+    path = params.get("path") or str(bundled_games_dir() / engine)
+    try:
+        game = load_game(path)
+    except Exception as exc:                   # a DataError names the file and line
+        raise pyspiel.SpielError(f"cardgen_{engine}: {exc}") from None
+    rules_class = engine_by_name(engine).Rules
+    players = int(params.get("players", game.min_players))
+    variant = str(params.get("variant", "") or rules_class.default_variant(players, game))
+    try:
+        return rules_class(game, players, variant)
+    except ValueError as exc:
+        raise pyspiel.SpielError(str(exc)) from None
+
+
+def _game_class(engine: str) -> type:
+    """The module-level game class of `engine` (made once, named CardgenGame_<engine>)."""
+    name = f"CardgenGame_{engine.replace('-', '_')}"
+    cls = globals().get(name)
+    if cls is None:
+        cls = type(name, (BridgeGame,), {"engine": engine, "__module__": __name__, "__qualname__": name})
+        globals()[name] = cls
+    return cls
+
+
+def _game_from_rules(rules: Rules) -> BridgeGame:
+    return _game_class(rules.game.engine)({}, rules)
+
+
+_REGISTERED: set[str] = set()
 
 
 def register(engine: str, game: Any = None) -> str:
-    """Register `cardgen_<engine>` with pyspiel (the bundled game unless `game` is given)."""
-    if engine in _REGISTERED:
-        return f"cardgen_{engine}"
-    if game is None:
-        from ..load import bundled_games_dir, load_game
+    """Register `cardgen_<engine>` with pyspiel (its parameters load the bundled game, or the
+    folder `path` names); `game` gives the registration's bounds when it is not bundled."""
+    if engine not in _REGISTERED:
+        if game is None:
+            from ..load import bundled_games_dir, load_game
 
-        game = load_game(str(bundled_games_dir() / engine))
-    module = engine_by_name(engine)
-    game_type, game_class = _make_game_class(engine, game, module)
-    pyspiel.register_game(game_type, game_class)
-    _REGISTERED[engine] = game_class
-    return game_type.short_name
+            game = load_game(str(bundled_games_dir() / engine))
+        pyspiel.register_game(_game_type(engine, game), _game_class(engine))
+        _REGISTERED.add(engine)
+    return f"cardgen_{engine}"
 
 
 def register_all() -> list[str]:
     return [register(engine) for engine in ENGINES]
 
 
-def load_bridge_game(rules: Rules):
-    """The bridge game object for `rules` (registering the engine when needed)."""
-    engine = rules.game.engine
-    register(engine, rules.game)
-    game = _REGISTERED[engine]({"players": rules.players, "variant": rules.variant})
-    game.ctx.rules = rules
-    return game
+def load_bridge_game(rules: Rules) -> BridgeGame:
+    """The bridge game object playing by `rules` (registering the engine when needed)."""
+    register(rules.game.engine, rules.game)
+    return _game_class(rules.game.engine)({"path": str(rules.game.root)}, rules)
 
 
 class OpenSpielPolicy:
@@ -300,14 +715,13 @@ class OpenSpielPolicy:
             return legal_actions[0]
         started = time.process_time()     # CPU time, like the native agent
         self._np_rng.seed(int(rng.random() * 2**31))
-        ctx = self.game.ctx
+        ctx = self.game._ctx
         ctx.rng = rng
         engine_state, _ok = self.determinizer.sample(observation, rng)
-        state = BridgeState(self.game, ctx, engine_state)
+        state = _bridge_state_for(self.game, engine_state)
         if self.kind == "openspiel-ismcts":
             self.bot.reset()
-        code = self.bot.step(state)
-        action = ctx.codes.action(code)
+        action = ctx.actions.action(self.bot.step(state))
         self.stats["moves"] += 1
         self.stats["iterations"] += self.iterations
         self.stats["seconds"] += time.process_time() - started

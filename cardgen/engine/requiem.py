@@ -248,6 +248,16 @@ class Rules(core.Rules):
             points += self.all_fallen
         return points
 
+    def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
+        cards = tuple(sorted(set(self.rank)))
+        allies = tuple(sorted(c for c in set(self.rank) if self.side[c] == "ally"))
+        princes = tuple(sorted(set(self.princes)))
+        slots = tuple(range(self.slots))
+        return {"draw": (cards,), "prince": (princes,), "none": (), "retreat": (allies,),
+                "scout": (allies, slots), "rally": (), "sortie": (allies, slots, (None, "declare")),
+                "declare": (princes,), "rescue": (), "skip": (tuple(range(self.players)),),
+                "auto-retreat": ((self.king,),)}
+
     def score_range(self) -> tuple[int, int]:
         best = self.ending_score([c for c in self.rank if self.side[c] == "ally"], 0)
         worst = self.ending_score([], len(self.princes))
