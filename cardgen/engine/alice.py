@@ -23,7 +23,8 @@ profile change) and ``force:AL04``/``noforce``. Steps that offer only one possib
 carried out automatically and never appear as actions.
 
 Hidden information: the deck order and, in versus, the opponent's profile and the card a
-player has just drawn (until it is revealed). Policies below only read the public zones, the
+player has just drawn (until it is revealed). The opponent is shown a `profile:` move as
+``profile:?`` and an `order:` move (it names the peeked cards) as ``order:?``. Policies below only read the public zones, the
 acting player's own profile and pending card, and the known card list.
 """
 
@@ -464,6 +465,7 @@ class State(core.ChoiceState):
             p = self.actor
             card = r.index[args[0]]
             self.profiles[p] = card
+            self.hidden_moves[len(self.history) - 1] = (p,)     # the profile is secret
             if r.profile_removed:
                 self.decks[p].remove(card)
             if p + 1 < self.n:
@@ -722,6 +724,8 @@ class State(core.ChoiceState):
         elif head == "order":
             self.decks[owner].put_on_top([r.index[x] for x in args])
             self.peeked = []
+            if self.n > 1:      # it names the peeked cards, which only their owner saw
+                self.hidden_moves[len(self.history) - 1] = (owner,)
         self._finish_event()
 
     def _finish_event(self) -> None:

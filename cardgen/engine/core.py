@@ -295,8 +295,9 @@ class State:
 
     `history` holds every move in order: the choices of the players, the chance outcomes and
     the automatic moves the rules make for a player who has no choice (an engine appends those
-    itself). `hidden_moves` maps a history index to the seats that saw that chance outcome
-    (everyone else sees only its kind).
+    itself). `hidden_moves` maps a history index to the seats that saw that move (everyone
+    else sees only `hidden_label`): a chance outcome dealt face down, or a choice that names
+    what only its player knows (a secret pick, the order of cards only it has seen).
     """
 
     rules: "Rules"
