@@ -40,7 +40,7 @@ def test_check_deck_order(game):
 def test_apply_refuses_illegal_actions_and_actions_after_the_end(game):
     rules = llll.Rules(game, 3)
     state = resolve_chance(rules.new_initial_state(), random.Random(0))
-    with pytest.raises(IllegalAction, match="not legal for seat 0"):
+    with pytest.raises(IllegalAction, match="not legal for seat 1"):
         state.apply(("bid", 3))
     with pytest.raises(IllegalAction, match="not legal for chance"):
         rules.new_initial_state().apply("pass")

@@ -23,7 +23,8 @@ profile change) and ``force:AL04``/``noforce``. Steps that offer only one possib
 carried out automatically and never appear as actions.
 
 Hidden information: the deck order and, in versus, the opponent's profile and the card a
-player has just drawn (until it is revealed). Policies below only read the public zones, the
+player has just drawn (until it is revealed). The opponent is shown a `profile:` move as
+``profile:?`` and an `order:` move (it names the peeked cards) as ``order:?``. Policies below only read the public zones, the
 acting player's own profile and pending card, and the known card list.
 """
 
@@ -79,7 +80,7 @@ ICONS = ("place", "weapon", "motive")
 
 # Every rule parameter this module (and the rulebook and sheets) reads. String settings list
 # only what the engine implements; the loader refuses anything else at its line. What a range
-# cannot say (link bonus rows out of order, a memo limit above the Alices that lose) is
+# cannot say (link bonus rows out of order, a memo limit below the Alices that lose) is
 # `parameter_problems`: a failing setup check with the parameter's location.
 PARAMETERS = Map({
     "deck": Str(("all_cards_shuffled_together",)),
@@ -94,7 +95,9 @@ PARAMETERS = Map({
     "used_investigation_card_to": Str(("discard",)),
     "used_alice_card_to": Str(("deck_reshuffle",)),
     "used_card_frees_slot_during_event": Bool(),
-    "peek_count": Int(1, 20),
+    # the peeked cards are put back in one decision among their k! orders: beyond 5 (120
+    # orders) a single decision would list millions
+    "peek_count": Int(1, 5),
     "max_investigation_phases": Int(1, 1000),
     "points_per_record_card": Int(0, 100),
     "link_order": List(Str(ICONS), 1, len(ICONS)),
@@ -134,10 +137,19 @@ def parameter_problems(game: Game) -> list[tuple[str, str]]:
     icons = p("solve")["requires_icons"]
     if len(set(icons)) != len(icons):
         out.append(("solve", f"solve.requires_icons {icons} names an icon twice; name each once"))
-    if p("memo_limit") > p("alices_in_memo_to_lose"):
-        out.append(("memo_limit", f"memo_limit {p('memo_limit')} is above alices_in_memo_to_lose "
-                                  f"{p('alices_in_memo_to_lose')}: a full memo must lose before it overflows"))
+    if p("memo_limit") < p("alices_in_memo_to_lose"):
+        # an Alice always goes to the memo, making room only by discarding an investigation
+        # card: a memo full of Alices that have not yet lost has no room for the next one
+        out.append(("memo_limit", f"memo_limit {p('memo_limit')} is below alices_in_memo_to_lose "
+                                  f"{p('alices_in_memo_to_lose')}: a memo full of Alices would have no room for "
+                                  f"the next; raise memo_limit or lower alices_in_memo_to_lose"))
     vs = p("versus")
+    # the engine implements these rules one way only (the profile is a card taken out of the
+    # player's own deck; the drawn card is looked at privately; both records count for a solve)
+    for name in ("profile_from_own_alice_cards", "profile_removed_from_deck", "private_look_before_reveal",
+                 "shared_solve_check"):
+        if not vs[name]:
+            out.append(("versus", f"versus.{name} false is not implemented by the alice engine; set it to true"))
     if vs["sets"] != vs["players"]:
         out.append(("versus", f"versus.sets {vs['sets']} must equal versus.players {vs['players']} (each player has a set)"))
     return out
@@ -454,6 +466,7 @@ class State(core.ChoiceState):
             p = self.actor
             card = r.index[args[0]]
             self.profiles[p] = card
+            self.hidden_moves[len(self.history) - 1] = (p,)     # the profile is secret
             if r.profile_removed:
                 self.decks[p].remove(card)
             if p + 1 < self.n:
@@ -596,7 +609,7 @@ class State(core.ChoiceState):
                 self.actor = p
                 self._ask(MAKE_ROOM, [A("discard", r.ids[c]) for c in room])
                 return
-            if not room:  # pragma: no cover - impossible while memo_limit <= alices_to_lose
+            if not room:  # pragma: no cover - impossible while memo_limit >= alices_to_lose
                 raise InvariantError("a full memo of Alice cards should already have lost")
             memo.remove(room[0])
             self.discards[p].append(room[0])
@@ -712,6 +725,8 @@ class State(core.ChoiceState):
         elif head == "order":
             self.decks[owner].put_on_top([r.index[x] for x in args])
             self.peeked = []
+            if self.n > 1:      # it names the peeked cards, which only their owner saw
+                self.hidden_moves[len(self.history) - 1] = (owner,)
         self._finish_event()
 
     def _finish_event(self) -> None:
@@ -1288,7 +1303,8 @@ def setup_checks(game: Game) -> list[CheckResult]:
     ))
     alices = len(rules.alices)
     out.append(CheckResult(
-        "memo-limit", rules.memo_limit <= rules.alices_to_lose <= alices,
+        # how the memo limit relates to the Alices that lose is parameter_problems' to say
+        "memo-limit", rules.alices_to_lose <= alices,
         f"memo limit {rules.memo_limit}, {rules.alices_to_lose} Alices lose, {alices} Alice cards in the deck",
         here("alices_in_memo_to_lose"),
     ))

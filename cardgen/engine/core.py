@@ -295,8 +295,9 @@ class State:
 
     `history` holds every move in order: the choices of the players, the chance outcomes and
     the automatic moves the rules make for a player who has no choice (an engine appends those
-    itself). `hidden_moves` maps a history index to the seats that saw that chance outcome
-    (everyone else sees only its kind).
+    itself). `hidden_moves` maps a history index to the seats that saw that move (everyone
+    else sees only `hidden_label`): a chance outcome dealt face down, or a choice that names
+    what only its player knows (a secret pick, the order of cards only it has seen).
     """
 
     rules: "Rules"
@@ -360,7 +361,8 @@ class State:
         if action not in legal:
             shown = ", ".join(self.describe(a) for a in legal[:12])
             more = "" if len(legal) <= 12 else f" (+{len(legal) - 12} more)"
-            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player()}"
+            # seats are shown numbered from 1, as `to_act` and every view show them
+            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player() + 1}"
             raise IllegalAction(f"{self.describe(action)} is not legal for {who}; legal: {shown}{more}")
         self.history.append(action)
         self._apply(action)

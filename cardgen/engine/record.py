@@ -325,6 +325,7 @@ def replay(record: Record, game: Game | None = None, start: State | None = None)
         report.applied = apply_moves(state, record.actions, chance)
     except IllegalAction as exc:
         position = getattr(exc, "position", report.applied + 1)
+        report.applied = position - 1       # every action before the illegal one was applied
         action = record.actions[position - 1]
         report.error_index = position
         report.error = f"action {position} ({_show(action)}): {exc}" + _at(lines, position)

@@ -118,6 +118,16 @@ def parameter_problems(game: Game) -> list[tuple[str, str]]:
     dealt = p("initial_line")["dealt_each"] * game.max_players
     if dealt > pool:
         out.append(("initial_line", f"initial_line deals {dealt} cards to {game.max_players} players but ranks {low}–{high} hold {pool} allies"))
+    # the mages retire and the princes wait at setup: a rank of theirs that is also dealt or
+    # put in the city deck would put the same card in two places
+    city_ranks = set(p("city_deck_ranks"))
+    for name in ("mage_rank", "prince_rank"):
+        rank = p(name)
+        if low <= rank <= high or rank in city_ranks:
+            out.append((name, f"{name} {rank} is also a rank the setup deals ({low}–{high}) or puts in the city deck "
+                              f"({', '.join(map(str, sorted(city_ranks)))}); give it a rank of its own"))
+    if p("mage_rank") == p("prince_rank"):
+        out.append(("mage_rank", f"mage_rank and prince_rank are both {p('mage_rank')}; give each a rank of its own"))
     enemies = sum(1 for c in game.cards if c.get("side") == "enemy")
     if enemies < p("enemy_decks"):
         out.append(("enemy_decks", f"enemy_decks is {p('enemy_decks')} but the game has {enemies} enemy cards"))
