@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from cardgen.engine import engine_module
+from cardgen.engine import game_engine
 from cardgen.engine.core import CHANCE, TERMINAL, Action, IllegalAction
 from cardgen.engine.harness import configurations, random_game
 from cardgen.load import load_game
@@ -31,7 +31,7 @@ CASES = [(game_id, players, variant) for game_id in BUNDLED for players, variant
 
 def _rules(game_id: str, players: int, variant: str):
     game = load_game(game_id)
-    return engine_module(game).Rules(game, players, variant)
+    return game_engine(game)(game, players, variant)
 
 
 def _card(action: Action) -> Any:
