@@ -183,6 +183,11 @@ def test_every_analysis_runs_on_the_new_game_through_its_plugin(designer):
     replayed = cardgen(python, "replay", "records/mygame-000003.yaml", "--format", "json", cwd=home)
     assert replayed.returncode == 0, replayed.stderr
     assert json.loads(replayed.stdout)["ok"] and json.loads(replayed.stdout)["finished"]
+    (home / "position.yaml").write_text("game: mygame\nplayers: 4\nphase: play\n", encoding="utf-8")
+    positioned = cardgen(python, "replay", "records/mygame-000003.yaml", "--from", "position.yaml", cwd=home)
+    assert positioned.returncode == 1 and positioned.stderr == (
+        "error: position.yaml:1:7: mygame's rules engine 'mygame' does not build positions; replay the record from "
+        "the start of the game (without --from)\n")
     reported = cardgen(python, "report", "mygame", "--games", "100", "--out", "out", "-j", "2", cwd=home)
     assert reported.returncode == 0, reported.stderr
     assert (home / "out" / "mygame" / "mygame-balance.pdf").stat().st_size > 10_000

@@ -90,6 +90,10 @@ def load_position(path: str | Path) -> tuple[Any, core.State, dict]:
     if rules_class is None:
         r.error(entries["game"][1], f"{game.id} has no rules engine, so it has no positions")
         _raise(r)
+    if rules_class.from_position is core.Rules.from_position:  # a plugin need not support positions
+        r.error(entries["game"][1], f"{game.id}'s rules engine '{game.engine}' does not build positions; "
+                                    "replay the record from the start of the game (without --from)")
+        _raise(r)
     try:
         rules = rules_class(game, data["players"], data.get("variant", "standard"))
     except ValueError as exc:
