@@ -74,7 +74,10 @@ def installed_engines() -> dict[str, InstalledEngine]:
 
 def unknown_engine_message(name: str) -> str:
     """What to say about an `engine:` that no installed distribution declares."""
-    names = ", ".join(installed_engines()) or "none"
+    if not installed_engines():  # not even cardgen's own: its metadata predates its entry points
+        return (f"no rules engine is installed, not even cardgen's own, so '{name}' cannot be found: cardgen's "
+                "package metadata is older than its code; reinstall cardgen (`pip install -e .` in its checkout)")
+    names = ", ".join(installed_engines())
     return f"no installed rules engine is called '{name}' (installed: {names}); {SCAFFOLD_HINT}, or remove the engine key"
 
 

@@ -252,3 +252,20 @@ def test_a_worker_without_the_engine_fails_in_one_line_naming_it():
             work()
         assert re.fullmatch(r"the worker on \S+ \(\S+\) has no rules engine 'elsewhere' for llll; install the distribution "
                             r"that provides it on every worker, as on the machine that sent the work", str(failed.value))
+
+
+def test_no_engine_at_all_says_cardgens_own_metadata_is_stale(monkeypatch, tmp_path):
+    """An editable cardgen installed before its pyproject declared the entry points finds no
+    engine, not even the bundled ones: the message says to reinstall, not to write an engine."""
+    from cardgen import registry
+    from cardgen.errors import DataError
+    from cardgen.load import load_game
+
+    monkeypatch.setattr(registry, "installed_engines", lambda: {})
+    registry.engine_by_name.cache_clear()
+    try:
+        with pytest.raises(DataError, match=r"game\.yaml:\d+:9: no rules engine is installed, not even cardgen's own, so "
+                                            r"'llll' cannot be found: .*reinstall cardgen \(`pip install -e \.`"):
+            load_game("llll")
+    finally:
+        registry.engine_by_name.cache_clear()
