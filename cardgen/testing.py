@@ -24,7 +24,8 @@ the check, the configuration and the game's seed at the first problem:
 - ``determinism``: the same seed and choices give the same game, from a fresh `Rules` too;
 - ``leak``: two states that differ only in a chance outcome a seat did not see (the same
   history, one hidden draw changed) give that seat the same observation and information
-  state, and a changed outcome it did see changes its observation; on a `TableState`, two cards
+  state, and a changed outcome it did see changes its observation (on a `TableState`, its views
+  and not only its history); on a `TableState`, two cards
   in zones a seat may not see trade places at sampled positions, and its observation stays.
   Who saw a draw is what `State.hidden_moves` says (a `TableState` derives it from its zones;
   an engine on the bare `State` that forgets to mark a draw shows it to everyone, unnoticed);
@@ -378,6 +379,11 @@ def _compare_views(base: State, twin: State, views: list[Observation], index: in
             if one.key() == two.key():
                 raise KitFailure("leak", f"move {index}", f"seat {seat + 1} saw the chance outcome {was} (or {now} "
                                                           "instead), but its observation is the same for both")
+            # on zones the card landed where this seat sees it: the views show it, not only the history
+            if isinstance(base, TableState) and _views(one) == _views(two):
+                raise KitFailure("leak", f"move {index}", f"seat {seat + 1} saw the chance outcome {was} (or {now} "
+                                                          "instead), but only its history tells them apart: a "
+                                                          "view masks a card its seat may see")
             continue
         counts["hidden"] += 1
         if one.key() != two.key():
@@ -423,6 +429,10 @@ def _replace(zone: Zone, card: str, other: str) -> None:
                 return
     else:
         zone.cards[zone.cards.index(card)] = other
+
+
+def _views(observation: Observation) -> Any:
+    return _plain({"public": observation.public, "private": observation.private})
 
 
 def _plain(value: Any) -> Any:

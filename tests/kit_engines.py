@@ -107,6 +107,13 @@ class LateLeak(TrickState):
         return {**super().public_facts(), **shown}
 
 
+class MaskedOwnHand(TrickState):
+    """Hides each seat's hand from the seat itself (a private view written by hand, too strict)."""
+
+    def private_view(self, seat: int) -> dict:
+        return {}
+
+
 class LostCard(TrickState):
     """Drops a card each time a trick is taken."""
 
@@ -143,7 +150,7 @@ class Endless(TrickState):
             self.draw("stock", hand, HAND)
 
 
-BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "lost card": LostCard, "shared clone": SharedClone,
+BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "masked own hand": MaskedOwnHand, "lost card": LostCard, "shared clone": SharedClone,
         "probabilities 0.9": NinetyPercent, "never ends": Endless}
 
 
