@@ -114,6 +114,13 @@ class MaskedOwnHand(TrickState):
         return {}
 
 
+class LiveView(TrickState):
+    """Hands each seat its hand's own list instead of a copy (a view that is not plain data)."""
+
+    def private_view(self, seat: int) -> dict:
+        return {"zones": {self.hands[seat].name: self.hands[seat].cards}}
+
+
 class LostCard(TrickState):
     """Drops a card each time a trick is taken."""
 
@@ -150,7 +157,7 @@ class Endless(TrickState):
             self.draw("stock", hand, HAND)
 
 
-BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "masked own hand": MaskedOwnHand, "lost card": LostCard, "shared clone": SharedClone,
+BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "masked own hand": MaskedOwnHand, "live view": LiveView, "lost card": LostCard, "shared clone": SharedClone,
         "probabilities 0.9": NinetyPercent, "never ends": Endless}
 
 
