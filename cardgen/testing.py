@@ -21,10 +21,13 @@ the check, the configuration and the game's seed at the first problem:
   reads back as the same action;
 - ``clone``: a clone is equal to its state, and playing the clone to its end leaves the
   original untouched;
+- ``observation``: an observation is plain data: the moves after it leave it as it was (a
+  policy is handed it, and must not see, or change, the state through it);
 - ``determinism``: the same seed and choices give the same game, from a fresh `Rules` too;
 - ``leak``: two states that differ only in a chance outcome a seat did not see (the same
   history, one hidden draw changed) give that seat the same observation and information
-  state, and a changed outcome it did see changes its observation; on a `TableState`, two cards
+  state, and a changed outcome it did see changes its observation (on a `TableState`, its views
+  and not only its history); on a `TableState`, two cards
   in zones a seat may not see trade places at sampled positions, and its observation stays.
   Who saw a draw is what `State.hidden_moves` says (a `TableState` derives it from its zones;
   an engine on the bare `State` that forgets to mark a draw shows it to everyone, unnoticed);
@@ -58,7 +61,8 @@ from .registry import game_engine
 
 __all__ = ["check_engine", "check_rules", "configurations", "KitFailure", "KitReport", "CHECKS", "load_game"]
 
-CHECKS = ("invariants", "returns", "applicable", "action-space", "clone", "determinism", "leak", "record", "openspiel")
+CHECKS = ("invariants", "returns", "applicable", "action-space", "clone", "observation", "determinism", "leak", "record",
+          "openspiel")
 
 # How many positions of each game get the costlier checks (clone, applicable, leak).
 SAMPLED_POSITIONS = 6
@@ -139,6 +143,7 @@ def check_rules(make_rules: Callable[[], Rules], games: int = 20, seed: int = 0,
     sampled = f"at {counts['positions']} sampled positions"
     report.checks["applicable"] = f"{counts['actions']} legal actions applied {sampled}"
     report.checks["clone"] = f"equal and independent {sampled}"
+    report.checks["observation"] = f"plain data that later moves leave alone {sampled}"
     report.checks["action-space"] = ("every legal action has an id" if _declares_action_kinds(rules)
                                      else "skipped: the rules declare no action_kinds()")
     report.checks["determinism"] = "same seed, same game, also from a fresh Rules"
@@ -195,6 +200,7 @@ def _check_positions(rules: Rules, history: list[str], seed: int,
     space = rules.action_space if _declares_action_kinds(rules) else None
     chance_space = rules.chance_space if space is not None else None
     state = rules.new_initial_state()
+    shown: list[tuple[int, int, Observation, str]] = []   # observations handed out, and how they read then
     while True:
         at = len(state.history)
         terminal = state.is_terminal()
@@ -202,6 +208,9 @@ def _check_positions(rules: Rules, history: list[str], seed: int,
             raise KitFailure("returns", f"move {at}", f"returns() is {state.returns()} before the game is over")
         if at in sampled:
             counts["positions"] += 1
+            for seat in range(rules.players):
+                observation = state.observation(seat)
+                shown.append((at, seat, observation, observation.key()))
             _check_clone(state, rng)
             for action in state.legal_actions()[:8]:
                 counts["actions"] += 1
@@ -222,6 +231,11 @@ def _check_positions(rules: Rules, history: list[str], seed: int,
         state.apply_unchecked(rules.decode_action(history[at]))
     if [str(a) for a in state.history] != history:
         raise KitFailure("determinism", "replay", "replaying the game's own moves gives a different history")
+    for at, seat, observation, then in shown:
+        if observation.key() != then:
+            where = _first_difference(json.loads(then), _plain(observation.as_dict()))
+            raise KitFailure("observation", f"move {at}", f"seat {seat + 1}'s observation changed as the game went "
+                                                          f"on, at {where}: it shares a container with the state")
     return chance, choices
 
 
@@ -378,6 +392,11 @@ def _compare_views(base: State, twin: State, views: list[Observation], index: in
             if one.key() == two.key():
                 raise KitFailure("leak", f"move {index}", f"seat {seat + 1} saw the chance outcome {was} (or {now} "
                                                           "instead), but its observation is the same for both")
+            # on zones the card landed where this seat sees it: the views show it, not only the history
+            if isinstance(base, TableState) and _views(one) == _views(two):
+                raise KitFailure("leak", f"move {index}", f"seat {seat + 1} saw the chance outcome {was} (or {now} "
+                                                          "instead), but only its history tells them apart: a "
+                                                          "view masks a card its seat may see")
             continue
         counts["hidden"] += 1
         if one.key() != two.key():
@@ -423,6 +442,10 @@ def _replace(zone: Zone, card: str, other: str) -> None:
                 return
     else:
         zone.cards[zone.cards.index(card)] = other
+
+
+def _views(observation: Observation) -> Any:
+    return _plain({"public": observation.public, "private": observation.private})
 
 
 def _plain(value: Any) -> Any:

@@ -107,6 +107,20 @@ class LateLeak(TrickState):
         return {**super().public_facts(), **shown}
 
 
+class MaskedOwnHand(TrickState):
+    """Hides each seat's hand from the seat itself (a private view written by hand, too strict)."""
+
+    def private_view(self, seat: int) -> dict:
+        return {}
+
+
+class LiveView(TrickState):
+    """Hands each seat its hand's own list instead of a copy (a view that is not plain data)."""
+
+    def private_view(self, seat: int) -> dict:
+        return {"zones": {self.hands[seat].name: self.hands[seat].cards}}
+
+
 class LostCard(TrickState):
     """Drops a card each time a trick is taken."""
 
@@ -143,7 +157,7 @@ class Endless(TrickState):
             self.draw("stock", hand, HAND)
 
 
-BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "lost card": LostCard, "shared clone": SharedClone,
+BUGS = {"leaked hand": LeakedHand, "late leak": LateLeak, "masked own hand": MaskedOwnHand, "live view": LiveView, "lost card": LostCard, "shared clone": SharedClone,
         "probabilities 0.9": NinetyPercent, "never ends": Endless}
 
 

@@ -10,8 +10,8 @@ from cardgen.engine import engine_by_name
 from cardgen.testing import CHECKS, KitFailure, check_engine, check_rules, configurations, load_game
 
 from .conftest import BUNDLED
-from .kit_engines import (BUGS, Endless, LateLeak, LeakedHand, LostCard, NinetyPercent, SharedClone, TrickRules,
-                          TrickState, make_rules)
+from .kit_engines import (BUGS, Endless, LateLeak, LeakedHand, LiveView, LostCard, MaskedOwnHand, NinetyPercent,
+                          SharedClone, TrickRules, TrickState, make_rules)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -30,6 +30,8 @@ def test_a_sound_engine_passes_every_check(players):
 SEEDED = {
     LeakedHand: ("leak", "may not see the chance outcome", "at public.hands"),
     LateLeak: ("leak", "trade places", "at public.leader"),
+    MaskedOwnHand: ("leak", "saw the chance outcome", "a view masks a card its seat may see"),
+    LiveView: ("observation", "observation changed as the game went on", "at private.zones.hand"),
     LostCard: ("invariants", "card conservation broken: missing"),
     SharedClone: ("clone", "playing a clone to its end changed the original state's observations[0].public.tricks",
                   "shares a container"),
