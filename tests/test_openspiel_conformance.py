@@ -316,6 +316,32 @@ def test_observers_honour_the_observation_type():
     assert len(state.information_state_tensor(0)) == game.information_state_tensor_size()
 
 
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS, ids=IDS)
+def test_public_and_all_players_observers_do_not_depend_on_the_seat(game_id, players, variant):
+    """Public-only and all-players observations are the same for every seat (no seat's own view
+    sneaks in), and a seat's private view is in its own string and in the all-players one."""
+    game = _game(game_id, players, variant)
+    rng = np.random.RandomState(5)
+    state = game.new_initial_state()
+    for _ in range(4):
+        _play_random(state, rng, stop=lambda s, n=state.move_number() + 15: s.move_number() >= n)
+        if state.is_terminal():
+            break
+        for recall in (False, True):
+            for private in (pyspiel.PrivateInfoType.NONE, pyspiel.PrivateInfoType.ALL_PLAYERS):
+                observer = _observer(game, recall, private)
+                assert len({observer.string_from(state, p) for p in range(players)}) == 1
+                tensors = set()
+                for p in range(players):
+                    observer.set_from(state, p)
+                    tensors.add(observer.tensor.tobytes())
+                assert len(tensors) == 1 or private == pyspiel.PrivateInfoType.ALL_PLAYERS
+        everyone = json.loads(_observer(game, False, pyspiel.PrivateInfoType.ALL_PLAYERS).string_from(state, 0))
+        for p in range(players):
+            own = json.loads(_observer(game, False, pyspiel.PrivateInfoType.SINGLE_PLAYER).string_from(state, p))
+            assert own["private"] == everyone["private"][p]
+
+
 def test_tensor_layout_drops_nothing_in_random_games():
     for game_id, players, variant in CONFIGS:
         game = _game(game_id, players, variant)
