@@ -239,6 +239,7 @@ def test_each_game_object_owns_its_rules(game_copy):
     assert ap(copied) == ap(wrapped) == [25] * 4
     assert ap(_game("llll", 4, "standard")) == [10] * 4          # loading the copy changed nothing
     assert ap(pickle.loads(pickle.dumps(wrapped))) == [25] * 4   # a pickled game keeps its rules
+    assert str(pickle.loads(pickle.dumps(wrapped))) == str(wrapped)
 
 
 def test_undo_action_takes_back_the_last_action():

@@ -635,8 +635,9 @@ class BridgeGame(pyspiel.Game):
             num_players=rules.players, min_utility=0.0, max_utility=1.0, utility_sum=utility_sum,
             max_game_length=rules.max_game_length())
         shown = {"players": rules.players, "variant": rules.variant}
-        if params.get("path"):
-            shown["path"] = str(params["path"])
+        self._path = str(params.get("path") or "")
+        if self._path:
+            shown["path"] = self._path
         super().__init__(_game_type(rules.game.engine or self.engine, rules.game, utility), info, shown)
 
     @property
@@ -650,7 +651,7 @@ class BridgeGame(pyspiel.Game):
         return _Observer(self._ctx, iig_obs_type, params)
 
     def __reduce__(self):
-        return (_game_from_rules, (self._ctx.rules,))
+        return (_game_from_rules, (self._ctx.rules, self._path))
 
 
 def _rules_from_params(engine: str, params: dict) -> Rules:
@@ -680,8 +681,8 @@ def _game_class(engine: str) -> type:
     return cls
 
 
-def _game_from_rules(rules: Rules) -> BridgeGame:
-    return _game_class(rules.game.engine)({}, rules)
+def _game_from_rules(rules: Rules, path: str = "") -> BridgeGame:
+    return _game_class(rules.game.engine)({"path": path} if path else {}, rules)
 
 
 _REGISTERED: set[str] = set()
