@@ -174,6 +174,34 @@ def test_a_history_recorded_in_one_process_replays_in_another(game_id, players):
     assert replayed == recorded
 
 
+_PLAYTHROUGH = """
+import sys
+from absl import flags
+from open_spiel.python.algorithms import generate_playthrough
+from cardgen.engine import openspiel_bridge
+openspiel_bridge.register_all()
+flags.FLAGS(["playthrough"])
+if sys.argv[1] == "generate":
+    text = generate_playthrough.playthrough(sys.argv[3], action_sequence=None, alsologtostdout=False, seed=3)
+    open(sys.argv[2], "w", encoding="utf-8").write(text)
+else:
+    expected, replayed = generate_playthrough.replay(sys.argv[2])
+    sys.exit(0 if expected == replayed else 1)
+"""
+
+
+@pytest.mark.slow
+def test_openspiel_playthrough_from_another_process_replays(tmp_path):
+    """OpenSpiel's own regression format: a playthrough written by one process (action ids,
+    strings, tensors, returns) is regenerated identically by another (about 15 s; the default
+    run replays a history across processes in test_a_history_recorded_in_one_process...)."""
+    path = tmp_path / "playthrough.txt"
+    for step in ("generate", "replay"):
+        done = subprocess.run([sys.executable, "-c", _PLAYTHROUGH, step, str(path), "cardgen_ohanatsumi(players=1)"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (step, done.stderr[-2000:])
+
+
 def test_unknown_action_ids_raise_spiel_error():
     game = _game("llll", 4, "standard")
     state = game.new_initial_state()
