@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardgen.engine import engine_module  # noqa: E402
-from cardgen.analysis.metrics import wilson  # noqa: E402
+from cardgen.engine import game_engine  # noqa: E402
+from cardgen.metrics import wilson  # noqa: E402
 from cardgen.engine.agents import make_any_policy  # noqa: E402
 from cardgen.engine.simulate import _report, _run_chunk, play  # noqa: E402
 from cardgen.load import load_game  # noqa: E402
@@ -44,16 +44,16 @@ def speed(iterations: int, games: int, seed: int, game_id: str = "llll", players
     """One searching seat (rotated game by game) against `others` bots, on one core; by default
     ismcts:ITERATIONS in 4-player llll against three greedy bots."""
     game = load_game(game_id)
-    module = engine_module(game)
-    rules = module.Rules(game, players, module.Rules.default_variant(players, game))
+    engine = game_engine(game)
+    rules = engine(game, players, engine.default_variant(players, game))
     name = policy or f"ismcts:{iterations}"
     per_game = []
     cpu = []
     its = []
     for k in range(games):
-        agent = make_any_policy(module, name, rules)
+        agent = make_any_policy(engine, name, rules)
         seat = k % players
-        policies = [agent if s == seat else make_any_policy(module, others, rules) for s in range(players)]
+        policies = [agent if s == seat else make_any_policy(engine, others, rules) for s in range(players)]
         started, used = time.perf_counter(), time.process_time()
         play(rules, policies, seed + k)
         per_game.append(time.perf_counter() - started)
@@ -81,16 +81,16 @@ def _strength_setup(game_id: str, players: int, names: list[str]):
     """What a strength run and its summary both need: the game, its engine, the default variant,
     one policy name per seat (a single name fills every seat) and whether seats rotate."""
     game = load_game(game_id)
-    module = engine_module(game)
-    variant = module.Rules.default_variant(players, game)
+    engine = game_engine(game)
+    variant = engine.default_variant(players, game)
     if len(names) == 1:
         names = names * players
-    return game, module, variant, names, len(set(names)) > 1
+    return game, engine, variant, names, len(set(names)) > 1
 
 
 def strength(game_id: str, players: int, names: list[str], games: int, seed: int, workers: int, chunk: int,
              rows_file: str | None = None) -> dict:
-    game, module, variant, names, rotate = _strength_setup(game_id, players, names)
+    game, engine, variant, names, rotate = _strength_setup(game_id, players, names)
     rows = resumed_rows(rows_file, games)
     done = {row[0] for row in rows}
     todo = [index for index in range(games) if index not in done]
@@ -133,10 +133,10 @@ def resumed_rows(rows_file: str | None, games: int) -> list:
 
 
 def summarise(game_id: str, players: int, names: list[str], rows: list, seed: int, workers: int, elapsed: float) -> dict:
-    game, module, variant, names, rotate = _strength_setup(game_id, players, names)
+    game, engine, variant, names, rotate = _strength_setup(game_id, players, names)
     games = len(rows)
     rows = [tuple(tuple(x) if isinstance(x, list) else x for x in row) for row in rows]
-    report = _report(game.id, players, variant, games, seed, names, rotate, module.Rules.cooperative, rows, workers, elapsed, None)
+    report = _report(game.id, players, variant, games, seed, names, rotate, engine.cooperative, rows, workers, elapsed, None)
     data = report.as_dict()
     out = {"bench": "ismcts-strength", "game": game_id, "players": players, "policies": names, "games": games,
            "seed": seed, "elapsed_s": round(elapsed, 1), "workers": workers,
@@ -191,12 +191,12 @@ def openspiel(iterations: int, games: int, seed: int) -> dict:
     from cardgen.engine.openspiel_bridge import openspiel_policy
 
     game = load_game("llll")
-    module = engine_module(game)
-    rules = module.Rules(game, 4)
+    engine = game_engine(game)
+    rules = engine(game, 4)
     per_game = []
     for k in range(games):
         agent = openspiel_policy(rules, "openspiel-ismcts", iterations)
-        policies = [agent] + [make_any_policy(module, "greedy", rules) for _ in range(3)]
+        policies = [agent] + [make_any_policy(engine, "greedy", rules) for _ in range(3)]
         started = time.perf_counter()
         play(rules, policies, seed + k)
         per_game.append(time.perf_counter() - started)

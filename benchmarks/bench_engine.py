@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardgen.engine import engine_module  # noqa: E402
+from cardgen.engine import game_engine  # noqa: E402
 from cardgen.engine.bots import make_policy  # noqa: E402
 from cardgen.engine.simulate import game_seed, play, simulate  # noqa: E402
 from cardgen.load import bundled_game_ids, load_game  # noqa: E402
@@ -45,9 +45,9 @@ def target_for(game_id: str, players: int) -> int | None:
 
 
 def games_per_second(game, players: int, policy: str, seconds: float) -> tuple[float, float]:
-    module = engine_module(game)
-    rules = module.Rules(game, players)
-    policies = [make_policy(module, policy, rules) for _ in range(players)]
+    engine = game_engine(game)
+    rules = engine(game, players)
+    policies = [make_policy(engine, policy, rules) for _ in range(players)]
     games = actions = 0
     start = time.perf_counter()
     cpu = time.process_time()
@@ -114,7 +114,7 @@ def bridge_overhead(game_id: str, players: int, games: int) -> tuple[float, floa
     from cardgen.engine.openspiel_bridge import load_bridge_game
 
     game = load_game(game_id)
-    rules = engine_module(game).Rules(game, players)
+    rules = game_engine(game)(game, players)
     bridge = load_bridge_game(rules)
     out = []
     for make, apply in ((lambda: rules.new_initial_state(None), type(rules.new_initial_state(None)).apply_unchecked),
@@ -223,14 +223,14 @@ def main() -> None:
     for game_id in bundled_game_ids():
         try:
             game = load_game(game_id)
-            module = engine_module(game)
+            engine = game_engine(game)
         except Exception as exc:
             print(f"{game_id:<11} skipped: {exc}")
             continue
-        if module is None or not hasattr(module, "Rules"):
+        if engine is None:
             continue
         for players in game.player_counts:
-            for policy in sorted(getattr(module, "POLICIES", {"random": None})):
+            for policy in sorted({"random", *engine.POLICIES}):
                 try:
                     gps, aps = games_per_second(game, players, policy, args.seconds)
                 except Exception as exc:  # another module's bug must not hide the other numbers

@@ -36,7 +36,7 @@ from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITI
                            calibration_pdf, compute_layout, sheets_pdf)
 
 if TYPE_CHECKING:
-    from .checks import CheckResult
+    from .model import CheckResult
 
 OUTPUTS = ("sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox")
 MAX_BACK_OFFSET_MM = 10.0
@@ -263,7 +263,7 @@ def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
 
     `build` prints these and `check` lists them, so a missing file is never silently an absent PDF.
     """
-    from .engine import engine_module
+    from .registry import game_engine
     from .io.paths import game_template
     from .mapping import has_mapping
     from .render.documents.playtest import has_playtest
@@ -276,7 +276,7 @@ def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
         notes.append("playtest kit skipped: no templates/playtest.yaml")
     if "standard" in wanted and not has_mapping(game):
         notes.append("standard-deck sheet skipped: no mapping.yaml")
-    if engine_module(game) is None:
+    if game_engine(game) is None:
         notes.append("balance report, simulate and replay unavailable: game.yaml names no engine")
     elif game_template(game, "report.yaml") is None:
         notes.append("balance report (cardgen report) unavailable: no templates/report.yaml")
@@ -749,7 +749,7 @@ class _Rendered:
     pending: list[tuple[Path, bytes]]
     shop: bytes | None
     pairs: list
-    face_cache: Any = None  # raster.FaceCache of the print-shop PDF's faces, with a cache
+    face_cache: Any = None  # cache.FaceCache of the print-shop PDF's faces, with a cache
 
 
 def _render(game: Game, options: BuildOptions, step: Callable[[int], None], cache=None) -> _Rendered:
@@ -844,7 +844,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     The PNG and TTS images are rasterised from the print-shop PDF checked here, with sizes and
     names the loader and options have already bounded.
     """
-    from .checks import CheckResult
+    from .model import CheckResult
 
     from .render.cards.art import ART_NOTES, art_checks
     from .render.cards.card import TEXT_SIZES
@@ -874,7 +874,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
 
 def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
     """Card text printed small: a warning below READABLE_TEXT_PT, a failure below the layout's text_floor."""
-    from .checks import CheckResult
+    from .model import CheckResult
     from .render.cards.layout import READABLE_TEXT_PT, get_layout
 
     if not sizes:
@@ -961,13 +961,13 @@ def overflow_error(game: Game, overflows: list) -> CardgenError:
 
 def _report_spec_problems(game: Game) -> list[Problem]:
     """What `cardgen report` would refuse in the game's report.yaml (its runs, their policies)."""
-    from .engine import engine_module
+    from .registry import game_engine
     from .engine.agents import parse_policy
     from .io.paths import game_template
     from .render.documents.report import report_runs
 
-    module = engine_module(game)
-    if module is None or game_template(game, "report.yaml") is None:
+    rules_class = game_engine(game)
+    if rules_class is None or game_template(game, "report.yaml") is None:
         return []
     try:
         runs = report_runs(game)
@@ -978,7 +978,7 @@ def _report_spec_problems(game: Game) -> list[Problem]:
     for run in runs:
         for name in run.policies:
             try:
-                parse_policy(module, name)
+                parse_policy(rules_class, name)
             except ValueError as exc:
                 out.append(Problem(at, f"report.yaml: run '{run.title}': {exc}"))
     return out

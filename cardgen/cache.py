@@ -23,8 +23,9 @@ import hashlib
 import json
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import __version__
 
@@ -350,6 +351,24 @@ class WrittenFiles:
             self.store.put_json(self.index_key, self.now)
 
 
+@dataclass(frozen=True)
+class FaceCache:
+    """Where raster outputs may be cached (the `raster.FaceCache` protocol says what raster needs):
+    `store` has get/put of bytes, and `faces` maps (card id, side) to the key of that face's
+    drawing in the print-shop PDF."""
+
+    store: Any
+    faces: Mapping[tuple[str, str], str]
+    made: dict = field(default_factory=dict)  # images rendered afresh, by kind ("TTS image"), for the build to report
+
+    def key(self, card_id: str, side: str, *how: Any) -> str:
+        return digest(self.faces[(card_id, side)], *how)
+
+    def image(self, cards: Sequence[tuple[str, str]], *how: Any) -> str:
+        """The key of an image made of these faces (a TTS sheet), drawn `how`."""
+        return digest([self.faces[c] for c in cards], *how)
+
+
 class BuildCache:
     """One game's cache during one build: what was read from it and what had to be drawn."""
 
@@ -382,8 +401,6 @@ class BuildCache:
         return data, notes
 
     def faces(self, labels, card_size, bleed: float, lang: str, cmyk: bool):
-        """A raster.FaceCache for the print-shop PDF's pages `labels`."""
-        from .render.cards.raster import FaceCache
-
+        """A FaceCache for the print-shop PDF's pages `labels`."""
         keys = {(card_id, side): self.keys.face(card_id, side, group, card_size, bleed, lang, cmyk) for _, card_id, side, group in labels}
         return FaceCache(self.store, keys)

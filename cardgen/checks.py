@@ -1,6 +1,6 @@
 """Composition and rule-consistency checks behind `cardgen check`.
 
-Generic checks run for every game; a game's engine module may add its own through
+Generic checks run for every game; a game's engine (its Rules class) may add its own through
 `setup_checks(game)` (setup arithmetic) and `claim_checks(game)` (the source's claims).
 Results are dataclasses; validity is a flag per check, in the style of python-chess's status.
 """
@@ -10,21 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .engine import engine_module
-from .model import Game, Location
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    id: str
-    ok: bool
-    message: str
-    location: Location | None = None
-    warning: bool = False  # passes, but a designer should look (e.g. card text below 6 pt)
-
-    def as_dict(self) -> dict:
-        return {"id": self.id, "ok": self.ok, "warning": self.warning, "message": self.message,
-                "location": str(self.location) if self.location else None}
+from .model import CheckResult, Game, Location
+from .registry import game_engine
 
 
 @dataclass(frozen=True)
@@ -44,14 +31,14 @@ class GameReport:
 def check_game(game: Game, *, simulate: bool = True) -> GameReport:
     """Run every check that applies to the game."""
     results = [*composition_checks(game), *label_checks(game), *style_checks(game), *printed_claim_checks(game)]
-    module = engine_module(game)
-    if module is not None:
+    rules = game_engine(game)
+    if rules is not None:
         for hook in ("setup_checks", "claim_checks"):
-            if hasattr(module, hook):
-                results.extend(_run_hook(game, hook, getattr(module, hook)))
-        if simulate and hasattr(module, "simulation_checks"):
-            results.extend(_run_hook(game, "simulation_checks", module.simulation_checks))
-        elif simulate and hasattr(module, "Rules"):
+            if getattr(rules, hook) is not None:
+                results.extend(_run_hook(game, hook, getattr(rules, hook)))
+        if simulate and rules.simulation_checks is not None:
+            results.extend(_run_hook(game, "simulation_checks", rules.simulation_checks))
+        elif simulate:
             from .engine.harness import random_sim_sweep  # every engine gets the random-simulation sweep
 
             results.extend(_run_hook(game, "random_sim_sweep", random_sim_sweep))
@@ -140,7 +127,7 @@ def printed_claim_checks(game: Game) -> list[CheckResult]:
     """Claims about what the printed cards show, checked against the layout (not the rules).
 
     `copy_icons`: each card's front shows as many `icon` figures as its type has copies
-    (llll's copy-count figures).
+    (copy-count figures, as some bundled games print).
     """
     out = []
     for claim in game.claims:

@@ -77,6 +77,31 @@ def list_games() -> None:
         click.echo(f"{game.id:<12} {game.title.en} / {game.title.ja}  ({players} players, {game.total} cards)")
 
 
+@cli.command("engines")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+def engines(fmt: str) -> None:
+    """List the installed rules engines (entry points in the group cardgen.engines).
+
+    A game's `engine:` names one of these; `cardgen new NAME --engine` writes a package for a new one.
+    """
+    from .registry import describe_engines, format_counts
+
+    rows = describe_engines()
+    if fmt == "json":
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        click.echo("no rules engines are installed; write one with `cardgen new NAME --engine`")
+        return
+    for row in rows:
+        source = f"{row['distribution']} {row['version']}".strip()
+        if row["error"]:
+            click.echo(f"{row['name']:<12} {source:<22} {row['module']:<28} {row['error']}")
+        else:
+            click.echo(f"{row['name']:<12} {source:<22} {row['module']:<28} players {format_counts(row['players']):<14} "
+                       f"variants {', '.join(row['variants'])}")
+
+
 @cli.command()
 @click.argument("games", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
@@ -123,12 +148,18 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
 @click.argument("name", type=click.Path(file_okay=False))
 @click.option("--from", "from_game", metavar="GAME", help="Start from a copy of this bundled game (its folder and the templates it uses), renamed NAME.")
 @click.option("--cards", "cards", type=click.Choice(["yaml", "csv", "xlsx"]), default="yaml", show_default=True, help="Keep the card list in cards.yaml, cards.csv or cards.xlsx.")
-def new(name: str, from_game: str | None, cards: str) -> None:
+@click.option("--engine", is_flag=True, help="Also write NAME-rules/ beside it: an installable package with the game's rules (an engine, a bot, tests), registered as the engine NAME.")
+def new(name: str, from_game: str | None, cards: str, engine: bool) -> None:
     """Write a new game folder NAME that checks and builds as it is (NAME is also the game's id)."""
-    from .scaffold import new_game
+    from .scaffold import new_game, rules_package_path
 
-    folder = new_game(name, from_game, cards)
-    click.echo(f"wrote {folder}/: now `cardgen check {folder}` and `cardgen build {folder}`")
+    folder = new_game(name, from_game, cards, engine)
+    if engine:
+        package = rules_package_path(folder)
+        click.echo(f"wrote {folder}/ and its rules {package}/: now `pip install -e {package}`, then `cardgen check {folder}`, "
+                   f"`cardgen simulate {folder}` (see {package}/README.md)")
+    else:
+        click.echo(f"wrote {folder}/: now `cardgen check {folder}` and `cardgen build {folder}`")
 
 
 @cli.command()
@@ -309,7 +340,8 @@ report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_
 @report_paper
 def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None, paper: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
-    from .render.documents.report import games_of, report_runs, write_balance_report
+    from .analysis.balance import write_balance_report
+    from .render.documents.report import games_of, report_runs
 
     loaded = load_game(game)
     runs = report_runs(loaded)

@@ -196,23 +196,26 @@ def _parameters(r: SchemaReader, g: dict, engine: str | None, locations: dict[st
     An engine module declares `PARAMETERS` (a `cardgen.io.schema.Map`); a missing, mistyped or
     out-of-range parameter is refused here at its line, so the engine never sees one.
     """
-    from .engine import ENGINES, engine_by_name
     from .io.schema import validate
+    from .registry import EngineError, engine_by_name
 
     node = g["parameters"][1] if "parameters" in g else None
-    if engine is not None and engine not in ENGINES:
-        r.error(g["engine"][1], f"engine '{engine}' does not exist; use one of {', '.join(ENGINES)} or remove the engine key")
-        engine = None
+    declared = None
+    if engine is not None:
+        try:  # an engine not installed, or one whose code fails to import, is this line's error
+            declared = engine_by_name(engine).PARAMETERS
+        except EngineError as exc:
+            r.error(g["engine"][1], str(exc))
+            return {}
     if node is None:
-        if engine is not None and getattr(engine_by_name(engine), "PARAMETERS", None) is not None:
-            r.error(g["engine"][1], f"engine '{engine}' needs rule parameters; add 'parameters:' (see the bundled {engine} game)")
+        if declared is not None:
+            r.error(g["engine"][1], f"engine '{engine}' needs rule parameters; add 'parameters:' (see its documentation)")
         return {}
     if not isinstance(node, yaml.MappingNode):
         r.error(node, "parameters must be a mapping of rule numbers (name: value)")
         return {}
     for key, value in node.value:
         locations[f"parameters.{key.value}"] = r.where(value)
-    declared = getattr(engine_by_name(engine), "PARAMETERS", None) if engine is not None else None
     if declared is None:
         values = r.plain(node)
         return values if isinstance(values, dict) else {}

@@ -340,7 +340,7 @@ def corner_index(game: Game, card: Card | str) -> tuple[str, str | None] | None:
 
     A joker gives ("JK", None | "red" | "black"). None when the game has no mapping, the
     mapping is invalid, or the card must be printed anyway. Draw the suit as a vector shape
-    (`cardgen.render.documents.standard_sheet.draw_index`), not as a font glyph.
+    (`cardgen.render.cards.index.draw_index`), not as a font glyph.
     """
     report = cached_mapping(game)
     if report is None or not report.ok:

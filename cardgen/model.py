@@ -24,6 +24,21 @@ class Location:
 
 
 @dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict, as `cardgen check`, an engine's hooks and the build report give it."""
+
+    id: str
+    ok: bool
+    message: str
+    location: Location | None = None
+    warning: bool = False  # passes, but a designer should look (e.g. card text below 6 pt)
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "ok": self.ok, "warning": self.warning, "message": self.message,
+                "location": str(self.location) if self.location else None}
+
+
+@dataclass(frozen=True)
 class Text:
     """A text in both languages."""
 

@@ -153,7 +153,7 @@ def _edges(near: dict[str, float]) -> str:
 def check_preset(game, preset_name: str) -> list:
     """`cardgen check --preset X`: one failing CheckResult per card box outside X's safe zone
     (naming the card, side and box, at the box's layout line), or one passing result."""
-    from .checks import CheckResult
+    from .model import CheckResult
     from .render.cards.layout import get_layout
 
     preset = get_preset(preset_name)

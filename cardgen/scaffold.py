@@ -6,12 +6,17 @@ and English, a standard-deck mapping); with `--from GAME` it is a
 copy of a bundled game's folder, with the bundled templates that game uses copied into its own
 `templates/` and its id changed to NAME, so nothing still depends on the bundled game's id.
 `--cards csv|xlsx` keeps the card list in a spreadsheet instead of cards.yaml.
+
+`--engine` also writes, beside the folder, an installable package NAME-rules/ with the sample
+game's rules (cardgen/assets/rules_package: an engine on cardgen.engine.api registered under the
+entry point NAME, a bot, tests calling cardgen.testing, a README), and names it in game.yaml.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+from importlib import resources
 from pathlib import Path
 
 from .errors import CardgenError
@@ -24,8 +29,9 @@ CARD_FORMATS = ("yaml", "csv", "xlsx")
 OWN_TEMPLATES = ("layout.yaml", "playtest.yaml", "report.yaml", "figures.yaml", "style.yaml", "words.yaml")
 
 
-def new_game(target: str | Path, from_game: str | None = None, cards: str = "yaml") -> Path:
-    """Write a new game folder at `target` (its name is the game id); return the folder."""
+def new_game(target: str | Path, from_game: str | None = None, cards: str = "yaml", engine: bool = False) -> Path:
+    """Write a new game folder at `target` (its name is the game id); return the folder. With
+    `engine`, also its rules package `<id>-rules/` beside it (see rules_package_path)."""
     folder = Path(target)
     game_id = folder.name
     bad = paths.portable_name_problem(game_id, "game name")
@@ -37,6 +43,13 @@ def new_game(target: str | Path, from_game: str | None = None, cards: str = "yam
         raise CardgenError(f"{folder}: already exists and is not an empty folder; choose another name or remove it")
     if from_game is not None and from_game not in bundled_game_ids():
         raise CardgenError(f"--from {from_game}: no such bundled game; use one of {', '.join(bundled_game_ids())}")
+    package = rules_package_path(folder)
+    if engine:
+        if from_game is not None:
+            raise CardgenError(f"--engine writes the rules of the sample game, and --from {from_game} copies a game that "
+                               "has its own engine; use one of them")
+        if package.exists():
+            raise CardgenError(f"{package}: already exists; choose another name or remove it")
     # built in a hidden folder beside it, under the game's own name (so it loads), then moved
     # into place: the folder appears whole, or not at all
     scratch = folder.parent / f".{game_id}.new"
@@ -51,9 +64,14 @@ def new_game(target: str | Path, from_game: str | None = None, cards: str = "yam
             _copy_bundled(staging, from_game, game_id)
         if cards != "yaml":
             _card_list_as(staging, cards)
+        if engine:  # after the card list is converted: the game loads only once its engine is installed
+            _name_engine(staging, game_id)
+            _write_rules_package(scratch / package.name, game_id)
         if folder.exists():
             folder.rmdir()
         staging.rename(folder)
+        if engine:
+            (scratch / package.name).rename(package)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return folder
@@ -87,6 +105,41 @@ def _card_list_as(folder: Path, fmt: str) -> None:
     else:
         (folder / "cards.xlsx").write_bytes(to_xlsx(game))
     assert sum((folder / name).exists() for name in CARD_LISTS) == 1
+
+
+def rules_package_path(folder: Path) -> Path:
+    """Where `--engine` writes the game's rules package: `<id>-rules/` beside the game folder."""
+    return folder.parent / f"{folder.name}-rules"
+
+
+def rules_module_name(game_id: str) -> str:
+    """The Python package of a game's rules: `<id>_rules`, with what an identifier cannot hold
+    replaced by `_` (a game id may hold hyphens and start with a digit)."""
+    name = re.sub(r"\W", "_", game_id.lower())
+    return f"{'game_' if name[0].isdigit() else ''}{name}_rules"
+
+
+def _name_engine(folder: Path, game_id: str) -> None:
+    """game.yaml names the engine and gives its rule parameters; the rules text says how it plays."""
+    with open(folder / "game.yaml", "a", encoding="utf-8") as out:
+        out.write(ENGINE_KEYS.format(id=game_id))
+    (folder / paths.GAME_TEMPLATES / "report.yaml").write_text(SAMPLE_REPORT, encoding="utf-8")
+    for name, plain, in_turn in RULES_IN_TURN:
+        path = folder / name
+        path.write_text(path.read_text(encoding="utf-8").replace(plain, in_turn), encoding="utf-8")
+
+
+def _write_rules_package(package: Path, game_id: str) -> None:
+    module = rules_module_name(game_id)
+    templates = resources.files("cardgen") / "assets" / "rules_package"
+    files = {"pyproject.toml": "pyproject.toml.tmpl", "README.md": "README.md.tmpl",
+             f"src/{module}/__init__.py": "init.py.tmpl", f"src/{module}/rules.py": "rules.py.tmpl",
+             "tests/test_rules.py": "test_rules.py.tmpl"}
+    for name, template in files.items():
+        text = (templates / template).read_text(encoding="utf-8")
+        path = package / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text.replace("__GAME__", game_id).replace("__MODULE__", module), encoding="utf-8")
 
 
 def _write_sample(folder: Path, game_id: str) -> None:
@@ -129,6 +182,45 @@ labels:
 components:
   - {{id: rules, name: {{ja: ルール説明書, en: rulebook}}, count: 1}}
 """
+
+# What `--engine` adds to game.yaml.
+ENGINE_KEYS = """\
+# The rules engine: the entry point {id} of the installed package {id}-rules (beside this
+# folder; `pip install -e {id}-rules`). Its parameters are the numbers the rules read.
+engine: {id}
+parameters:
+  hand: 3            # cards dealt to each player
+"""
+
+# The balance report's runs (`cardgen report`), with the bots of the rules package.
+SAMPLE_REPORT = """\
+# Balance report runs (`cardgen report`): title, players, policies (one for every seat, or one
+# per seat), rotate (shift the policies one seat each game), games (a run without it plays 2000;
+# `cardgen report --games N` sizes the whole report). The policies are the bots of the rules
+# package (POLICIES in its rules.py) and the search agents every engine has.
+runs:
+  - title: {ja: 貪欲方針とランダム方針, en: "Greedy against random"}
+    players: 2
+    policies: [greedy, random]
+    rotate: true
+  - title: {ja: ランダム方針の4人（比較用）, en: "Four random bots (baseline)"}
+    players: 4
+    policies: [random]
+  - title: {ja: 探索するプレイヤーと貪欲方針, en: "A searching player against greedy bots"}
+    players: 3
+    policies: ["ismcts:30:greedy", greedy, greedy]
+    rotate: true
+    games: 200
+"""
+
+# With an engine the sample is played in turn, as its rules code plays it: (file, old, new).
+RULES_IN_TURN = (
+    ("rules.ja.md", "2. 全員が同時に1枚を出し、**強さ**が最も大きいカードを出した人がそのカードを全部もらいます。",
+     "2. 最初のプレイヤーから順番に1枚ずつ出し、**強さ**が最も大きいカードを出した人（同じなら先に出した人）がそのカードを全部もらい、次の1枚を最初に出します。"),
+    ("rules.en.md", "2. Everyone plays one card at once; whoever played the highest **power** takes all of them.",
+     "2. In turn, starting with the first player, each plays one card; whoever played the highest **power** takes all of them "
+     "(the first played wins a tie) and plays first next."),
+)
 
 SAMPLE_CARDS = """\
 # One entry per card type; `count` copies of each. Fields are declared in game.yaml.

@@ -30,6 +30,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from .agent_settings import counted
 from .errors import Problem
 from .io.paths import bundled_templates, game_template
 from .io.reader import SchemaReader
@@ -220,8 +221,6 @@ def policy_label(spec: str, lang: str, game: Game | None = None) -> str:
     parts = []
     for index, part in enumerate(settings.split(":")):
         if index == 0 and part.isdigit():
-            from .engine.agents import counted
-
             parts.append(word(f"common.{counted(name)}", lang, game, n=part))
         elif index == 1 and part:
             parts.append(word("common.rollouts", lang, game, policy=label("policy", part, lang, game)))

@@ -23,7 +23,7 @@ CONFIGS = [(game_id, players, variant) for game_id in BUNDLED
 
 
 def _rules(game_id: str, players: int, variant: str):
-    return engine_by_name(game_id).Rules(load_game(str(bundled_games_dir() / game_id)), players, variant)
+    return engine_by_name(game_id)(load_game(str(bundled_games_dir() / game_id)), players, variant)
 
 
 def test_ids_follow_the_declaration_in_mixed_radix():
@@ -84,7 +84,7 @@ _IDS = """
 import json, sys
 from cardgen.engine import engine_by_name
 from cardgen.load import bundled_games_dir, load_game
-rules = engine_by_name(sys.argv[1]).Rules(load_game(str(bundled_games_dir() / sys.argv[1])), int(sys.argv[2]))
+rules = engine_by_name(sys.argv[1])(load_game(str(bundled_games_dir() / sys.argv[1])), int(sys.argv[2]))
 
 def shown(space, i):
     try:

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from cardgen.engine import engine_module
+from cardgen.engine import game_engine
 from cardgen.engine.agents import PolicySpec, make_any_policy, parse_policy
 from cardgen.engine.agents.ismcts import Determinizer, ISMCTSPolicy
 from cardgen.engine.agents.rollout import RolloutPolicy
@@ -24,8 +24,8 @@ from .conftest import BUNDLED
 
 def _rules(game_id: str, players: int, variant: str | None = None):
     game = load_game(str(bundled_games_dir() / game_id))
-    module = engine_module(game)
-    return module, module.Rules(game, players, variant or module.Rules.default_variant(players, game))
+    engine = game_engine(game)
+    return engine, engine(game, players, variant or engine.default_variant(players, game))
 
 
 def test_policy_names_are_read_in_one_place():

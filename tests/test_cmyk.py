@@ -10,7 +10,8 @@ from pypdf.generic import ContentStream
 
 from cardgen.load import load_game
 from cardgen.render.cards.card import faces
-from cardgen.render.print.printshop import ICC_PROFILE, printshop_pdf, rgb_to_cmyk, to_cmyk
+from cardgen.render.colour import ICC_PROFILE, rgb_to_cmyk, to_cmyk
+from cardgen.render.print.printshop import printshop_pdf
 
 RGB_OPERATORS = {b"rg", b"RG"}
 POKER = (63.5, 88.9)

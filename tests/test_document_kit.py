@@ -15,7 +15,8 @@ from cardgen.load import load_game
 from cardgen.render.documents.pages import PageWriter
 from cardgen.render.documents.paragraph import TextBlock, TStyle
 from cardgen.render.documents.playtest import build_playtest
-from cardgen.render.documents.report import build_balance_report, run_report
+from cardgen.analysis.balance import run_report
+from cardgen.render.documents.report import build_balance_report
 from cardgen.render.documents.rulebook import build_rulebook
 from cardgen.render.documents.standard_sheet import build_standard_sheet
 

@@ -489,7 +489,7 @@ def test_variant_player_counts(game):
 def test_heuristic_beats_random_in_the_solitaire(game, solo):
     wins = {}
     for name in ("random", "heuristic"):
-        policy = make_policy(alice, name, solo)
+        policy = make_policy(alice.Rules, name, solo)
         wins[name] = sum(play(solo, [policy], seed).result().success for seed in range(300))
     assert wins["heuristic"] > wins["random"] + 60, wins
 

@@ -40,7 +40,7 @@ def test_check_deck_order(game):
 def test_apply_refuses_illegal_actions_and_actions_after_the_end(game):
     rules = llll.Rules(game, 3)
     state = resolve_chance(rules.new_initial_state(), random.Random(0))
-    with pytest.raises(IllegalAction, match="not legal for seat 0"):
+    with pytest.raises(IllegalAction, match="not legal for seat 1"):
         state.apply(("bid", 3))
     with pytest.raises(IllegalAction, match="not legal for chance"):
         rules.new_initial_state().apply("pass")
@@ -56,10 +56,10 @@ def test_policies(game):
     legal = state.legal_actions()
     assert RandomPolicy(rules).choose(None, legal, rng) in legal
     assert FirstPolicy(rules).choose(None, legal, rng) == legal[0]
-    assert choose(make_policy(llll, "greedy", rules), state, 0, rng) in legal
-    assert make_policy(llll, "greedy", rules).name == "greedy"
+    assert choose(make_policy(llll.Rules, "greedy", rules), state, 0, rng) in legal
+    assert make_policy(llll.Rules, "greedy", rules).name == "greedy"
     with pytest.raises(KeyError, match="no policy 'clever'"):
-        make_policy(llll, "clever", rules)
+        make_policy(llll.Rules, "clever", rules)
 
 
 def test_policies_do_not_touch_the_game_rng(game):
@@ -68,7 +68,7 @@ def test_policies_do_not_touch_the_game_rng(game):
     deals = []
     for name in ("random", "greedy"):
         chance = random.Random(0)
-        state = play(rules.new_initial_state(), [make_policy(llll, name, rules)] * 3, chance, random.Random(3))
+        state = play(rules.new_initial_state(), [make_policy(llll.Rules, name, rules)] * 3, chance, random.Random(3))
         deals.append([str(a) for a in state.history if a.kind == "draw"][:11])
     assert deals[0] == deals[1]
 

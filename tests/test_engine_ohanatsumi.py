@@ -214,7 +214,7 @@ def test_solo_two_on_offer_and_one_after_a_break(game):
 def test_final_round_some_players_sit_out_and_no_cleanup(game):
     rules = oh.Rules(game, 3)                         # 20 quests: six rounds of 3, then 2 left
     s = new(rules)
-    policy = make_policy(oh, "first", rules)
+    policy = make_policy(oh.Rules, "first", rules)
     while not s.is_terminal():
         if s.round == 7 and s.phase == oh.CHOOSE:
             assert len(s.offer) == 2 and s.final
@@ -335,7 +335,7 @@ def test_two_character_is_solo_only(game):
 
 def test_lightest_always_takes_the_fewest_events(game):
     rules = oh.Rules(game, 3)
-    policy = make_policy(oh, "lightest", rules)
+    policy = make_policy(oh.Rules, "lightest", rules)
     prng = random.Random(0)
     for seed in range(20):
         chance = random.Random(seed)
@@ -353,6 +353,6 @@ def test_policies_beat_random_in_solo(game):
     rules = oh.Rules(game, 1)
     mean = {}
     for name in ("random", "balanced"):
-        policy = make_policy(oh, name, rules)
+        policy = make_policy(oh.Rules, name, rules)
         mean[name] = sum(play(rules, [policy], seed).result().scores[0] for seed in range(200)) / 200
     assert mean["balanced"] > mean["random"], mean

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from cardgen.engine import engine_module
+from cardgen.engine import game_engine
 from cardgen.engine.bots import make_policy
 from cardgen.engine.core import apply_moves
 from cardgen.engine.harness import configurations, random_game
@@ -35,7 +35,7 @@ def games():
 
 def rules_for(games, game_id, players, variant):
     game = games[game_id]
-    return engine_module(game), engine_module(game).Rules(game, players, variant)
+    return game_engine(game), game_engine(game)(game, players, variant)
 
 
 @pytest.mark.parametrize("game_id,players,variant", CASES)

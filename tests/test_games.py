@@ -211,6 +211,6 @@ def test_every_failed_check_names_a_file_and_line(game_copy, monkeypatch):
     def broken(_game):
         raise KeyError("surprise")
 
-    monkeypatch.setattr(llll, "setup_checks", broken)
+    monkeypatch.setattr(llll.Rules, "setup_checks", staticmethod(broken))
     crashed = {r.id: r for r in check_game(game, simulate=False).results}["llll-setup_checks"]
     assert not crashed.ok and "KeyError" in crashed.message and crashed.location == game.where("game.yaml")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cardgen.analysis.metrics import lead_features, mean_interval, wilson
+from cardgen.metrics import lead_features, mean_interval, wilson
 from cardgen.engine.simulate import simulate
 
 

@@ -123,7 +123,7 @@ def test_random_sim_test_thousand(game_id, players, variant):
 
 def test_action_space_is_the_true_size_and_round_trips():
     game = load_game(str(bundled_games_dir() / "alice"))
-    rules = engine_by_name("alice").Rules(game, 2, "versus")
+    rules = engine_by_name("alice")(game, 2, "versus")
     bridged = _game("alice", 2, "versus")
     assert bridged.num_distinct_actions() == rules.action_space.size
     assert bridged.max_chance_outcomes() == rules.chance_space.size == len(set(c.id for c in game.cards))
@@ -256,7 +256,7 @@ def test_each_game_object_owns_its_rules(game_copy):
                     encoding="utf-8")
     bundled = _game("llll", 4, "standard")
     copied = pyspiel.load_game("cardgen_llll", {"players": 4, "path": str(folder)})
-    rules = engine_by_name("llll").Rules(load_game(str(folder)), 4)
+    rules = engine_by_name("llll")(load_game(str(folder)), 4)
     wrapped = bridge.load_bridge_game(rules)
 
     def ap(game) -> list[int]:

@@ -3,6 +3,7 @@ or inconsistent one is refused at its game.yaml line, never a traceback later in
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 from pathlib import Path
@@ -12,10 +13,12 @@ from click.testing import CliRunner
 
 from cardgen.checks import check_game
 from cardgen.cli import cli
-from cardgen.engine import ENGINES, engine_by_name
+from cardgen.engine import engine_by_name
 from cardgen.errors import DataError
 from cardgen.io.reader import display_path
 from cardgen.load import bundled_games_dir, load_game
+
+from .conftest import BUNDLED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +61,7 @@ def assert_cli_refuses(folder: Path, expected: str) -> None:
     assert expected in result.output, result.output
 
 
-@pytest.mark.parametrize("game", ENGINES)
+@pytest.mark.parametrize("game", BUNDLED)
 def test_every_engine_declares_its_parameters_and_the_bundled_games_fit(game):
     declared = engine_by_name(game).PARAMETERS
     loaded = load_game(game)
@@ -66,7 +69,7 @@ def test_every_engine_declares_its_parameters_and_the_bundled_games_fit(game):
     assert all(value is not None for value in loaded.parameters.values())
 
 
-@pytest.mark.parametrize("game", ENGINES)
+@pytest.mark.parametrize("game", BUNDLED)
 def test_every_parameter_an_engine_reads_is_declared(game):
     """game.param("x") / p("x") in the engine module names a declared parameter."""
     source = (ROOT / "cardgen" / "engine" / f"{game}.py").read_text(encoding="utf-8")
@@ -128,7 +131,7 @@ def test_an_unknown_parameter_is_refused(tmp_path):
     ("requiem", r"(    - id: void)", r"\1x", None, None),  # a renamed ending is fine; see the next case for a gap
     ("requiem", r"(      max_score:) 0", r"\1 -2", "parameter-endings", "endings"),
     ("alice", r"\{min: 4, max: 5, bonus: 1\}", "{min: 5, max: 4, bonus: 1}", "parameter-link_bonus", "link_bonus"),
-    ("alice", r"(memo_limit:) 3", r"\1 5", "parameter-memo_limit", "memo_limit"),
+    ("alice", r"(memo_limit:) 3", r"\1 2", "parameter-memo_limit", "memo_limit"),
     ("llll", r"(set_aside_unseen:) \{3: 8, 4: 0\}", r"\1 {3: 8, 4: 0, 7: 1}", "setup-set-aside-players", "set_aside_unseen"),
     ("llll", r"(castle_face_down:) 1", r"\1 4", "setup-castle-face-down", "castle_face_down"),
 ])
@@ -150,12 +153,12 @@ def test_inconsistent_parameters_fail_a_check_at_their_line(tmp_path, game, patt
     assert where.path == display_path(folder / "game.yaml") and where.line == key_line + (1 if block else 0)
     assert_cli_refuses(folder, f"FAIL {check_id}: {where}: ")
     # the engine refuses the same set-up with the same location instead of failing mid-game
-    module = engine_by_name(game)
+    engine = engine_by_name(game)
     players = loaded.min_players
-    variant = module.Rules.default_variant(players) if hasattr(module.Rules, "default_variant") else "standard"
+    variant = engine.default_variant(players)
     if check_id.startswith("parameter-"):
         with pytest.raises(ValueError, match=re.escape(str(where))):
-            module.Rules(loaded, players, variant)
+            engine(loaded, players, variant)
 
 
 def test_simulate_refuses_inconsistent_parameters_cleanly(tmp_path):
@@ -201,3 +204,87 @@ def test_fields_the_engine_reads_are_required(tmp_path, game, deck_field, field)
     message = load_error(folder)
     assert f"field '{field}' is required when" in message
     assert f"{display_path(folder / 'cards.yaml')}:" in message
+
+
+# --- every accepted parameter value simulates ---------------------------------------------------
+
+def _scalar_values(spec, path: str = ""):
+    """(dotted path, the values worth trying) for every scalar parameter `spec` declares: an
+    Int's two ends and a point between them, both Bools, every Str choice. Lists and tables
+    keep the game's own value."""
+    from cardgen.io.schema import Bool, Int, Map, OneOf, Str
+
+    if isinstance(spec, Map):
+        for name, field in spec.fields.items():
+            yield from _scalar_values(field, f"{path}.{name}" if path else name)
+    elif isinstance(spec, Int):
+        yield path, sorted({spec.lo, (spec.lo + spec.hi) // 2, spec.hi})
+    elif isinstance(spec, Bool):
+        yield path, [False, True]
+    elif isinstance(spec, Str) and spec.choices:
+        yield path, list(spec.choices)
+    elif isinstance(spec, OneOf):
+        values = [v for option in spec.options for _, vs in _scalar_values(option, path) for v in vs]
+        if values:
+            yield path, values
+
+
+def _walk(game: str, random_points: int, games: int, seed: int = 0) -> int:
+    """Every point the game's validation accepts plays `games` checked random games in every
+    configuration without an internal error (a refused point is refused cleanly, at a
+    location, as a user sees it). The points: each scalar parameter alone at each end of its
+    range and between (the corners), then `random_points` accepted points that change a few
+    parameters at once, each to a random value within what was accepted alone. Returns how
+    many points were played."""
+    from cardgen.analysis.overrides import GameSource, Refused
+    from cardgen.engine.harness import configurations, random_game
+
+    source = GameSource(bundled_games_dir() / game)
+    engine = engine_by_name(game)
+    failures: list[str] = []
+
+    def play(point: dict) -> bool:
+        try:
+            loaded = source.build(point)
+        except Refused:
+            return False
+        for players, variant in configurations(loaded):
+            rules = engine(loaded, players, variant)
+            for k in range(games):
+                try:
+                    random_game(rules, seed * 1000 + k)
+                except Exception as exc:
+                    failures.append(f"{game} {players}p {variant} with {point}, game {k}: {type(exc).__name__}: {exc}")
+                    break
+        return True
+
+    accepted: dict[str, list] = {}
+    for path, values in _scalar_values(engine_by_name(game).PARAMETERS):
+        accepted[path] = [value for value in values if play({path: value})]
+    played = sum(map(len, accepted.values()))
+    rng = random.Random(seed)
+    choices = {path: values for path, values in accepted.items() if len(values) > 1}
+    for _ in range(random_points * 20):
+        if random_points <= 0 or not choices:
+            break
+        point = {}
+        for path in rng.sample(sorted(choices), min(3, len(choices))):
+            values = choices[path]
+            point[path] = (rng.randint(values[0], values[-1]) if all(type(v) is int for v in values)
+                           else rng.choice(values))
+        if play(point):
+            played += 1
+            random_points -= 1
+    assert not failures, "\n".join(failures)
+    return played
+
+
+@pytest.mark.parametrize("game", BUNDLED)
+def test_every_accepted_parameter_value_simulates(game):
+    assert _walk(game, random_points=4, games=1) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", BUNDLED)
+def test_every_accepted_parameter_value_simulates_long(game):
+    assert _walk(game, random_points=200, games=10, seed=1) > 0

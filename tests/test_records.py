@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+import sys
+
 import pytest
 from click.testing import CliRunner
 
@@ -164,3 +169,33 @@ def test_an_illegal_action_names_its_line(tmp_path, saved):
     report = replay(load_record(path))
     assert report.error_index == 1
     assert f"(at {display_path(path)}:{first + 1}:" in report.error
+
+
+def _replay_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cardgen", "replay", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_replay_names_the_seat_to_act_and_counts_the_moves_applied(tmp_path, saved):
+    """An illegal bid after some legal moves: the error names the seat `to_act` shows, and the
+    JSON counts every move applied before it."""
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    actions = [i for i, line in enumerate(lines) if line.startswith("- ")]
+    first_bid = next(i for i in actions if lines[i].startswith("- bid:"))
+    bad_at = first_bid + 1                      # right after a legal bid: another seat bids next
+    lines[bad_at] = "- bid:99"
+    path = tmp_path / "bad.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    position = actions.index(bad_at) + 1
+
+    text = _replay_cli(str(path))
+    assert text.returncode == 1, text.stderr
+    seat = re.search(r"is not legal for seat (\d+)", text.stdout)
+    to_act = re.search(r"^\s*to_act: (\d+)$", text.stdout, re.M)
+    assert seat and to_act, text.stdout
+    assert seat.group(1) == to_act.group(1)
+
+    report = json.loads(_replay_cli(str(path), "--format", "json").stdout)
+    assert report["error_index"] == position
+    assert report["applied"] == position - 1 > 0
+    assert f"not legal for seat {report['state']['to_act']}" in report["error"]

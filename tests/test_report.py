@@ -15,8 +15,9 @@ from pypdf import PdfReader
 from cardgen import words
 from cardgen.cli import cli
 from cardgen.load import load_game
+from cardgen.analysis.balance import run_report
 from cardgen.render.documents.report import (DEFAULT_GAMES, MAX_GAMES, ReportRun, build_balance_report, games_needed, games_of,
-                                             report_runs, run_report)
+                                             report_runs)
 
 from .conftest import BUNDLED
 

@@ -156,9 +156,9 @@ def test_the_ending_list_matches_the_engines_source():
 @pytest.mark.parametrize("game_id", GAMES)
 def test_every_ending_and_policy_has_a_label(game_id):
     game = load_game(game_id)
-    from cardgen.engine import engine_module
+    from cardgen.engine import game_engine
 
-    module = engine_module(game)
+    module = game_engine(game)
     for ending in ENGINE_ENDINGS[game_id]:
         for lang in LANGUAGES:
             shown = words.label("ending", ending, lang, game)
@@ -223,7 +223,8 @@ def built_documents(tmp_path_factory):
         build_games(games, make_options(out=out / lang, lang=lang, outputs=outputs), workers=1)
     # balance reports: few games (the labels, not the numbers, are under test)
     from cardgen.files import write_atomic
-    from cardgen.render.documents.report import build_balance_report, run_report
+    from cardgen.analysis.balance import run_report
+    from cardgen.render.documents.report import build_balance_report
 
     for game in games:
         results = run_report(game, games=12, seed=3, workers=1)

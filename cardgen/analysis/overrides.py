@@ -22,7 +22,6 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from ..errors import CardgenError
 from ..io.reader import SchemaReader
 from ..load import resolve_game_path
 from ..model import Game
+from ..sweep_result import Vary, format_overrides, show_value
 
 _TAGS = {bool: "tag:yaml.org,2002:bool", int: "tag:yaml.org,2002:int", float: "tag:yaml.org,2002:float",
          str: "tag:yaml.org,2002:str"}
@@ -84,19 +84,6 @@ def parse_values(text: str, what: str) -> list[Any]:
     return values
 
 
-@dataclass(frozen=True)
-class Vary:
-    """One `--vary PATH=VALUES`."""
-
-    path: str
-    values: tuple[Any, ...]
-    text: str          # the values as written (for the results key)
-
-    @property
-    def is_range(self) -> bool:
-        return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
-
-
 def parse_vary(spec: str) -> Vary:
     if "=" not in spec:
         raise CardgenError(f"--vary {spec}: write PARAMETER=VALUES, e.g. --vary rounds=6,8,10 or --vary cards.maid.count=8..12")
@@ -122,14 +109,6 @@ def point_key(overrides: dict[str, Any]) -> str:
     """A name for one point that depends on its overrides alone (not on its place in the sweep)."""
     canonical = json.dumps(sorted(overrides.items()), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-
-def format_overrides(overrides: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={_show(v)}" for k, v in overrides.items()) or "(the game as written)"
-
-
-def _show(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 # --- YAML nodes -----------------------------------------------------------------------------
@@ -308,7 +287,7 @@ class GameSource:
         game_node = copy.deepcopy(self._game_node)
         cards_node = copy.deepcopy(self._cards_node)
         for path, value in overrides.items():
-            what = f"{path}={_show(value)}"
+            what = f"{path}={show_value(value)}"
             is_card, parts = split_path(path)
             try:
                 if is_card:

@@ -1,23 +1,10 @@
-"""Reference engines: one module per game, found through `engine:` in game.yaml."""
+"""Rules engines: each an installed `Rules` class, found through `engine:` in game.yaml and the
+entry-point group `cardgen.engines`. The lookup lives below the loader (`cardgen.registry`),
+which checks a game's `engine:` and its rule parameters; the public API a plugin imports is
+`cardgen.engine.api`."""
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from ..registry import engine_by_name, game_engine, installed_engines
 
-from ..model import Game
-
-# The engine modules a game.yaml may name; nothing else under cardgen.engine is importable by name.
-ENGINES = ("llll", "requiem", "alice", "ohanatsumi")
-
-
-def engine_by_name(name: str) -> ModuleType:
-    """The engine module called `name` (one of ENGINES; the loader refuses any other name)."""
-    if name not in ENGINES:
-        raise ValueError(f"no engine {name!r}")
-    return importlib.import_module(f"cardgen.engine.{name}")
-
-
-def engine_module(game: Game) -> ModuleType | None:
-    """The game's engine module, or None when the game declares none."""
-    return engine_by_name(game.engine) if game.engine else None
+__all__ = ["engine_by_name", "game_engine", "installed_engines"]

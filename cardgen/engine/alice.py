@@ -23,7 +23,8 @@ profile change) and ``force:AL04``/``noforce``. Steps that offer only one possib
 carried out automatically and never appear as actions.
 
 Hidden information: the deck order and, in versus, the opponent's profile and the card a
-player has just drawn (until it is revealed). Policies below only read the public zones, the
+player has just drawn (until it is revealed). The opponent is shown a `profile:` move as
+``profile:?`` and an `order:` move (it names the peeked cards) as ``order:?``. Policies below only read the public zones, the
 acting player's own profile and pending card, and the known card list.
 """
 
@@ -34,11 +35,11 @@ import random
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
-from ..checks import CheckResult
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
-from ..model import Game
+from ..model import CheckResult, Game
 from . import core
 from .core import GameResult, InvariantError
+from .position import PositionBuilder, PositionError, checked_state, position_deck
 
 # phases
 SETUP_PROFILE = "profile"
@@ -79,7 +80,7 @@ ICONS = ("place", "weapon", "motive")
 
 # Every rule parameter this module (and the rulebook and sheets) reads. String settings list
 # only what the engine implements; the loader refuses anything else at its line. What a range
-# cannot say (link bonus rows out of order, a memo limit above the Alices that lose) is
+# cannot say (link bonus rows out of order, a memo limit below the Alices that lose) is
 # `parameter_problems`: a failing setup check with the parameter's location.
 PARAMETERS = Map({
     "deck": Str(("all_cards_shuffled_together",)),
@@ -94,7 +95,9 @@ PARAMETERS = Map({
     "used_investigation_card_to": Str(("discard",)),
     "used_alice_card_to": Str(("deck_reshuffle",)),
     "used_card_frees_slot_during_event": Bool(),
-    "peek_count": Int(1, 20),
+    # the peeked cards are put back in one decision among their k! orders: beyond 5 (120
+    # orders) a single decision would list millions
+    "peek_count": Int(1, 5),
     "max_investigation_phases": Int(1, 1000),
     "points_per_record_card": Int(0, 100),
     "link_order": List(Str(ICONS), 1, len(ICONS)),
@@ -134,10 +137,19 @@ def parameter_problems(game: Game) -> list[tuple[str, str]]:
     icons = p("solve")["requires_icons"]
     if len(set(icons)) != len(icons):
         out.append(("solve", f"solve.requires_icons {icons} names an icon twice; name each once"))
-    if p("memo_limit") > p("alices_in_memo_to_lose"):
-        out.append(("memo_limit", f"memo_limit {p('memo_limit')} is above alices_in_memo_to_lose "
-                                  f"{p('alices_in_memo_to_lose')}: a full memo must lose before it overflows"))
+    if p("memo_limit") < p("alices_in_memo_to_lose"):
+        # an Alice always goes to the memo, making room only by discarding an investigation
+        # card: a memo full of Alices that have not yet lost has no room for the next one
+        out.append(("memo_limit", f"memo_limit {p('memo_limit')} is below alices_in_memo_to_lose "
+                                  f"{p('alices_in_memo_to_lose')}: a memo full of Alices would have no room for "
+                                  f"the next; raise memo_limit or lower alices_in_memo_to_lose"))
     vs = p("versus")
+    # the engine implements these rules one way only (the profile is a card taken out of the
+    # player's own deck; the drawn card is looked at privately; both records count for a solve)
+    for name in ("profile_from_own_alice_cards", "profile_removed_from_deck", "private_look_before_reveal",
+                 "shared_solve_check"):
+        if not vs[name]:
+            out.append(("versus", f"versus.{name} false is not implemented by the alice engine; set it to true"))
     if vs["sets"] != vs["players"]:
         out.append(("versus", f"versus.sets {vs['sets']} must equal versus.players {vs['players']} (each player has a set)"))
     return out
@@ -147,6 +159,8 @@ class Rules(core.Rules):
     """Detective Alice for one player ("solo") or two ("versus", each with their own set)."""
 
     engine_id = "alice"
+    PARAMETERS = PARAMETERS
+    player_counts = (1, 2)
     variants = ("solo", "versus")
     variant_players = {"solo": (1,), "versus": (2,)}
     max_actions = 5_000
@@ -349,8 +363,7 @@ class Rules(core.Rules):
         return State(self, decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        from .position import alice_state
-        return alice_state(self, data)
+        return _alice_state(self, data)
 
 
 class State(core.ChoiceState):
@@ -453,6 +466,7 @@ class State(core.ChoiceState):
             p = self.actor
             card = r.index[args[0]]
             self.profiles[p] = card
+            self.hidden_moves[len(self.history) - 1] = (p,)     # the profile is secret
             if r.profile_removed:
                 self.decks[p].remove(card)
             if p + 1 < self.n:
@@ -595,7 +609,7 @@ class State(core.ChoiceState):
                 self.actor = p
                 self._ask(MAKE_ROOM, [A("discard", r.ids[c]) for c in room])
                 return
-            if not room:  # pragma: no cover - impossible while memo_limit <= alices_to_lose
+            if not room:  # pragma: no cover - impossible while memo_limit >= alices_to_lose
                 raise InvariantError("a full memo of Alice cards should already have lost")
             memo.remove(room[0])
             self.discards[p].append(room[0])
@@ -711,6 +725,8 @@ class State(core.ChoiceState):
         elif head == "order":
             self.decks[owner].put_on_top([r.index[x] for x in args])
             self.peeked = []
+            if self.n > 1:      # it names the peeked cards, which only their owner saw
+                self.hidden_moves[len(self.history) - 1] = (owner,)
         self._finish_event()
 
     def _finish_event(self) -> None:
@@ -1287,7 +1303,8 @@ def setup_checks(game: Game) -> list[CheckResult]:
     ))
     alices = len(rules.alices)
     out.append(CheckResult(
-        "memo-limit", rules.memo_limit <= rules.alices_to_lose <= alices,
+        # how the memo limit relates to the Alices that lose is parameter_problems' to say
+        "memo-limit", rules.alices_to_lose <= alices,
         f"memo limit {rules.memo_limit}, {rules.alices_to_lose} Alices lose, {alices} Alice cards in the deck",
         here("alices_in_memo_to_lose"),
     ))
@@ -1298,3 +1315,105 @@ def setup_checks(game: Game) -> list[CheckResult]:
         here("link_bonus"),
     ))
     return out
+
+
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
+
+def _alice_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+    """A position of this game (see cardgen.engine.position): phase investigate|event|place; to_act
+    (whose turn); zones record, memo, discard {seat: [...]} (solo: a list), profile {seat: card};
+    decks deck {seat: [...]} (solo: a list); counters turns {seat: investigation phases already
+    played}, changes_left {seat: n}, events_used; pending card (the card being placed). Each seat's
+    set is complete: its cards not placed are in its deck."""
+    b = PositionBuilder(rules, data, ["investigate", "event", "place"],
+                 zones={"record", "memo", "discard", "profile"}, decks={"deck"},
+                 counters={"turns", "changes_left", "events_used"}, pending={"card"}, copies=rules.sets)
+    n = rules.sets
+    solo = n == 1
+    s = rules.new_initial_state()
+    s.history = []
+    s.hidden_moves = {}
+    ix = rules.index
+
+    def per_seat(key: str) -> dict[int, Any]:
+        value = b.get("zones" if key != "deck" else "decks", key)
+        if solo and isinstance(value, list):
+            return {0: value}
+        return b.per_seat(("zones" if key != "deck" else "decks", key), value, n)
+
+    sets: list[Counter] = [Counter({c: 1 for c in rules.ids}) for _ in range(n)]
+
+    def take(path: tuple, p: int, cards: Any) -> list[int]:
+        out = []
+        for i, c in enumerate(b.cards(path, cards)):
+            if not sets[p][c]:
+                raise PositionError(path + (i,), f"{c} is placed twice in seat {p + 1}'s set")
+            sets[p][c] -= 1
+            out.append(ix[c])
+        return out
+
+    s.records = [[] for _ in range(n)]
+    s.memos = [[] for _ in range(n)]
+    s.discards = [[] for _ in range(n)]
+    for key, attr in (("record", "records"), ("memo", "memos"), ("discard", "discards")):
+        for p, cards in per_seat(key).items():
+            getattr(s, attr)[p] = take(("zones", key, p + 1), p, cards)
+    for p, card in b.per_seat(("zones", "profile"), b.get("zones", "profile"), n).items():
+        got = take(("zones", "profile", p + 1), p, [card])[0]
+        if not rules.is_alice[got]:
+            raise PositionError(("zones", "profile", p + 1), f"{card} is not an Alice card")
+        s.profiles[p] = got
+    pending = None
+    if b.has("pending", "card"):
+        p = b.to_act or 0
+        pending = take(("pending", "card"), p, [b.get("pending", "card")])[0]
+    tops = per_seat("deck")
+    decks = []
+    for p in range(n):
+        top_ids, rest_ids = b.deck(("decks", "deck", p + 1), tops.get(p))
+        for c in top_ids + rest_ids:
+            if not sets[p][c]:
+                raise PositionError(("decks", "deck", p + 1), f"{c} is placed twice in seat {p + 1}'s set")
+            sets[p][c] -= 1
+        top = [ix[c] for c in top_ids]
+        rest = [ix[c] for c in rest_ids] + [ix[c] for c in sorted(sets[p].elements())]
+        decks.append(position_deck(top, rest))
+    s.decks = decks
+    for p, v in b.per_seat(("counters", "turns"), b.get("counters", "turns"), n).items():
+        s.turns[p] = b.number(("counters", "turns", p + 1), v, 0, rules.max_turns)
+    for p, v in b.per_seat(("counters", "changes_left"), b.get("counters", "changes_left"), n).items():
+        s.changes_left[p] = b.number(("counters", "changes_left", p + 1), v, 0, 100)
+    if not solo and any(prof is None for prof in s.profiles):
+        raise PositionError(("zones", "profile"), "versus: give each seat's profile card")
+    seat = b.to_act or 0
+    s.pending = None
+    s.ev_card = None
+    s.peeked = []
+    s.ending = None
+    s.culprit = None
+    s.loser = None
+    s.winners_ = ()
+    s._legal = None
+    if sum(1 for c in s.memos[seat] if rules.is_alice[c]) >= rules.alices_to_lose:
+        raise PositionError(("zones", "memo"), f"{rules.alices_to_lose} Alices in a memo have already lost")
+    if len(s.memos[seat]) > rules.memo_limit:
+        raise PositionError(("zones", "memo"), f"a memo holds at most {rules.memo_limit} cards")
+    if b.phase == "investigate":
+        s._start_investigation(seat)
+    elif b.phase == "event":
+        s.turn = s.actor = seat
+        s.events_used = b.number(("counters", "events_used"), b.get("counters", "events_used", 0), 0, 100)
+        s._start_event(seat)
+    else:
+        if pending is None or rules.is_alice[pending]:
+            raise PositionError(("pending", "card"), "phase place needs the investigation card being placed")
+        s.turn = s.actor = seat
+        s.events_used = 0
+        s.pending = pending
+        s._ask(PLACE, [MEMO_A, RECORD_A])
+    return checked_state(s)
+
+
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
+Rules.POLICIES = POLICIES
+Rules.setup_checks = staticmethod(setup_checks)

@@ -6,8 +6,8 @@ data, no way back to the state, the deck or another seat's hand) and draws its o
 from the `rng` it is given, never from the chance source, so that a record replays the same
 chance events whatever the policies did. A policy that reads nothing but the legal actions sets
 `needs_observation = False` and is given None instead of an observation (the fast path of
-random play). Each game module offers `POLICIES`, a mapping from a name to a factory
-`Rules -> Policy`; "random" is always there.
+random play). Each engine's Rules class offers `POLICIES`, a mapping from a name to a
+factory `Rules -> Policy`; "random" is always there.
 """
 
 from __future__ import annotations
@@ -56,13 +56,14 @@ class FirstPolicy:
 PolicyFactory = Callable[[Rules], Policy]
 
 
-def policy_names(module) -> list[str]:
-    return sorted(getattr(module, "POLICIES", {"random": RandomPolicy}))
+def policy_names(engine: type[Rules]) -> list[str]:
+    """The bots an engine (its Rules class) declares in POLICIES, and random."""
+    return sorted({"random", *engine.POLICIES})
 
 
-def make_policy(module, name: str, rules: Rules) -> Policy:
-    """Build the named policy of a game module; 'random' and 'first' work for every game."""
-    table: Mapping[str, PolicyFactory] = {"random": RandomPolicy, "first": FirstPolicy, **getattr(module, "POLICIES", {})}
+def make_policy(engine: type[Rules], name: str, rules: Rules) -> Policy:
+    """Build the named bot of an engine (its Rules class); 'random' and 'first' work for every game."""
+    table: Mapping[str, PolicyFactory] = {"random": RandomPolicy, "first": FirstPolicy, **engine.POLICIES}
     try:
         factory = table[name]
     except KeyError:

@@ -118,7 +118,7 @@ class GameResult:
     winners: tuple[int, ...]           # empty for a co-operative/solo loss
     length: int                        # every move in the history: choices, chance outcomes, automatic moves
     success: bool | None = None        # co-operative / solo games: did the players win
-    ending: str | None = None          # named ending (requiem) or reason ("deck-empty", ...)
+    ending: str | None = None          # named ending (a co-operative game's) or reason ("deck-empty", ...)
     details: Mapping[str, Any] = field(default_factory=dict)
     decisions: int | None = None       # the players' own choices only (what a game's length means to players)
 
@@ -295,8 +295,9 @@ class State:
 
     `history` holds every move in order: the choices of the players, the chance outcomes and
     the automatic moves the rules make for a player who has no choice (an engine appends those
-    itself). `hidden_moves` maps a history index to the seats that saw that chance outcome
-    (everyone else sees only its kind).
+    itself). `hidden_moves` maps a history index to the seats that saw that move (everyone
+    else sees only `hidden_label`): a chance outcome dealt face down, or a choice that names
+    what only its player knows (a secret pick, the order of cards only it has seen).
     """
 
     rules: "Rules"
@@ -360,7 +361,8 @@ class State:
         if action not in legal:
             shown = ", ".join(self.describe(a) for a in legal[:12])
             more = "" if len(legal) <= 12 else f" (+{len(legal) - 12} more)"
-            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player()}"
+            # seats are shown numbered from 1, as `to_act` and every view show them
+            who = "chance" if self.current_player() == CHANCE else f"seat {self.current_player() + 1}"
             raise IllegalAction(f"{self.describe(action)} is not legal for {who}; legal: {shown}{more}")
         self.history.append(action)
         self._apply(action)
@@ -670,6 +672,16 @@ class Rules:
     cooperative: ClassVar[bool] = False   # co-operative / solo: results carry `success`
     action_type: ClassVar[type] = Action
 
+    # What cardgen reads off the class an engine's entry point names (cardgen.registry), besides
+    # the rules: each optional, the defaults say "nothing of this kind".
+    PARAMETERS: ClassVar[Any] = None        # a cardgen.io.schema.Map: game.yaml's `parameters:`, checked at load
+    POLICIES: ClassVar[Mapping[str, Any]] = {}   # bot name -> factory(rules) (random and first are always there)
+    player_counts: ClassVar[tuple[int, ...]] = ()  # the counts the rules can seat; () = what game.yaml declares
+    setup_checks: ClassVar[Any] = None      # game -> [CheckResult]: setup arithmetic, run by `check`
+    claim_checks: ClassVar[Any] = None      # game -> [CheckResult]: the game's claims, run by `check`
+    simulation_checks: ClassVar[Any] = None  # game -> [CheckResult]: replaces the random-simulation sweep
+    rounds_by_players: ClassVar[Any] = None  # game -> {players: rounds}, for the playtest score sheet
+
     @functools.cached_property
     def card_counts(self) -> dict[str, int]:
         """How many copies of each card id the game has: what card conservation holds to."""
@@ -715,8 +727,8 @@ class Rules:
     @functools.cached_property
     def action_space(self) -> ActionSpace:
         """Ids of the players' moves: every declared action except chance outcomes (a chance
-        kind with arguments, such as ``draw:LL03``); a chance kind's bare form (alice's
-        ``draw``: a player draws) is a move."""
+        kind with arguments, such as ``draw:C03``); a chance kind's bare form (a game's
+        ``draw``, when a player chooses to draw) is a move."""
         kinds = {}
         for kind, domains in self.action_kinds().items():
             if kind in CHANCE_KINDS:
@@ -744,6 +756,8 @@ class Rules:
     def __init__(self, game: Game, players: int, variant: str = "standard") -> None:
         if players not in game.player_counts:
             raise ValueError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
+        if self.player_counts and players not in self.player_counts:
+            raise ValueError(f"{game.id}: its rules engine seats {', '.join(map(str, self.player_counts))} players, not {players}")
         if variant not in self.variants:
             raise ValueError(f"{game.id} has no variant {variant!r}; choose from {', '.join(self.variants)}")
         table = self.game_variants(game)

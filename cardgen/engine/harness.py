@@ -13,9 +13,8 @@ import random
 import traceback
 from typing import Any
 
-from ..checks import CheckResult
-from ..model import Game
-from . import engine_module
+from ..model import CheckResult, Game
+from ..registry import game_engine
 from .bots import RandomPolicy
 from .core import CHANCE, TERMINAL, InvariantError, Rules, State, apply_moves, sample_chance
 from .simulate import game_seed, policy_seed
@@ -139,21 +138,21 @@ def _check_deep(state, players: int) -> None:
 
 def configurations(game: Game) -> list[tuple[int, str]]:
     """Every (player count, variant) the game's engine can play."""
-    module = engine_module(game)
-    if module is None or not hasattr(module, "Rules"):
+    rules_class = game_engine(game)
+    if rules_class is None:
         return []
-    return [(players, variant) for players in game.player_counts for variant in module.Rules.variants
-            if module.Rules.supports(players, variant, game)]
+    return [(players, variant) for players in game.player_counts for variant in rules_class.variants
+            if rules_class.supports(players, variant, game)]
 
 
 def random_sim_sweep(game: Game, games_per_count: int = 30, seed: int = 0) -> list[CheckResult]:
     """Random games for every player count and variant; one CheckResult for each."""
-    module = engine_module(game)
+    rules_class = game_engine(game)
     out = []
     for players, variant in configurations(game):
         label = f"random-sim-{players}p" + ("" if variant == "standard" else f"-{variant}")
         try:
-            rules = module.Rules(game, players, variant)
+            rules = rules_class(game, players, variant)
         except ValueError as exc:
             out.append(CheckResult(label, False, f"{players} players, {variant}: cannot set up: {exc}"))
             continue

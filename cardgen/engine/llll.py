@@ -28,13 +28,13 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from ..checks import CheckResult
 from ..io import limits
 from ..io.schema import Dict, Int, Map, Str
-from ..model import Game
+from ..model import CheckResult, Game
 from . import core
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult
+from .position import PositionBuilder, PositionError, checked_state, position_deck
 
 ABILITIES = ("princess", "noble", "general", "magician", "priest", "knight", "fortune_teller", "maid")
 
@@ -80,6 +80,8 @@ def _bids(low: int, high: int) -> list[Act]:
 
 class Rules(core.Rules):
     engine_id = "llll"
+    PARAMETERS = PARAMETERS
+    player_counts = (3, 4)
     max_actions = 5_000
     action_type = Act
 
@@ -123,8 +125,7 @@ class Rules(core.Rules):
         return State(self, deck)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        from .position import llll_state
-        return llll_state(self, data)
+        return _llll_state(self, data)
 
     def max_action_points(self) -> int:
         """AP no seat can exceed: an ally phase never raises the number of untapped allies, so
@@ -755,3 +756,117 @@ def setup_checks(game: Game) -> list[CheckResult]:
             None if ok else game.where("rounds"),
         ))
     return out
+
+
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
+
+def _llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+    """A position of this game (see cardgen.engine.position): phase
+    pick|bid|raise|take|ally|noble|deal; zones set_aside, castle (one entry per slot, null for an
+    empty slot), face_down (castle slots dealt face down), allies {seat: [...]}, scores {seat:
+    [...]}, secret (face-down score cards), tapped; decks deck; counters round, ap [per seat], won
+    [seats], passed [seats], first_passer, last_winner, princess_uses {card: n}; pending slot,
+    high_bid, high_bidder, in_auction [seats], noble_user."""
+    phases = {"pick": PICK, "bid": BID, "raise": RAISE, "take": TAKE, "ally": ALLY, "noble": NOBLE, "deal": DEAL}
+    b = PositionBuilder(rules, data, ["ally", "pick", "bid", "raise", "take", "noble", "deal"],
+                 zones={"set_aside", "castle", "face_down", "allies", "scores", "secret", "tapped"},
+                 decks={"deck"},
+                 counters={"round", "ap", "won", "passed", "first_passer", "last_winner", "princess_uses"},
+                 pending={"slot", "high_bid", "high_bidder", "in_auction", "noble_user"})
+    n = rules.players
+    s = State(rules, core.Deck(), deal=False)
+    s.aside = b.cards(("zones", "set_aside"), b.get("zones", "set_aside"))
+    castle = b.get("zones", "castle")
+    if castle is not None:
+        if not isinstance(castle, list) or len(castle) != n:
+            raise PositionError(("zones", "castle"), f"must list {n} slots (a card id or null each)")
+        for i, c in enumerate(castle):
+            s.castle[i] = b.cards(("zones", "castle", i), c)[0] if c is not None else None
+    if b.has("zones", "face_down"):
+        slots = b.get("zones", "face_down") or []
+        s.hidden = [False] * n
+        for i, k in enumerate(slots):
+            s.hidden[b.number(("zones", "face_down", i), k, 1, n) - 1] = True
+    elif any(c is not None for c in s.castle):
+        s.hidden = [i >= n - rules.face_down for i in range(n)]
+    for seat, cards in b.per_seat(("zones", "allies"), b.get("zones", "allies"), n).items():
+        s.allies[seat] = b.cards(("zones", "allies", seat + 1), cards)
+    for seat, cards in b.per_seat(("zones", "scores"), b.get("zones", "scores"), n).items():
+        s.scores[seat] = b.cards(("zones", "scores", seat + 1), cards)
+    s.secret = set(b.cards(("zones", "secret"), b.get("zones", "secret"), place=False))
+    for c in s.secret:
+        owner = next((p for p in range(n) if c in s.scores[p]), None)
+        if owner is None:
+            raise PositionError(("zones", "secret"), f"{c} is not a score card")
+        s.peeked[owner].add(c)
+    in_play = {c for a in s.allies for c in a}
+    s.tapped = set(b.cards(("zones", "tapped"), b.get("zones", "tapped"), place=False))
+    for c in s.tapped:
+        if c not in in_play:
+            raise PositionError(("zones", "tapped"), f"{c} is not an ally in play")
+    top, rest = b.deck(("decks", "deck"), b.get("decks", "deck"))
+    s.deck = position_deck(top, rest + b.unplaced())
+    s.round = b.number(("counters", "round"), b.get("counters", "round", 1), 1, rules.rounds)
+    ap = b.get("counters", "ap")
+    if ap is not None:
+        s.ap = [b.number(("counters", "ap", i), v) for i, v in b.per_seat(("counters", "ap"), ap, n).items()] \
+            if isinstance(ap, list) else [b.number(("counters", "ap"), ap.get(p + 1, rules.start_ap)) for p in range(n)]
+    for p in b.seats(("counters", "won"), b.get("counters", "won")):
+        s.won[p] = True
+    for p in b.seats(("counters", "passed"), b.get("counters", "passed")):
+        s.passed[p] = True
+    if b.has("counters", "first_passer"):
+        s.first_passer = b.seat(("counters", "first_passer"), b.get("counters", "first_passer"))
+    elif any(s.passed):
+        s.first_passer = s.passed.index(True)
+    if b.has("counters", "last_winner"):
+        s.last_winner = b.seat(("counters", "last_winner"), b.get("counters", "last_winner"))
+    uses = b.get("counters", "princess_uses") or {}
+    s.princess_uses = {b.cards(("counters", "princess_uses"), [c], place=False)[0]: b.number(("counters", "princess_uses", c), k)
+                       for c, k in uses.items()}
+    s.after_deal = ALLY
+    s.aside_left = 0
+    phase = phases[b.phase]
+    current = b.to_act if b.to_act is not None else 0
+    if phase == DEAL:
+        s.castle = [None] * n
+        s.after_deal = PICK
+        s._deal_castle()
+        if s.phase != DEAL:
+            raise PositionError(("decks", "deck"), f"holds too few cards to deal a castle of {n}")
+        s.after_deal = PICK if s.round == 1 and not any(s.won) else ALLY
+        s.history = []
+        return checked_state(s)
+    if phase in (PICK, BID, RAISE, TAKE):
+        if phase != PICK:
+            slot = b.number(("pending", "slot"), b.get("pending", "slot", 0), 1, n) - 1
+            if s.castle[slot] is None:
+                raise PositionError(("pending", "slot"), "the auctioned slot is empty")
+            s.slot = slot
+            s.high_bid = b.number(("pending", "high_bid"), b.get("pending", "high_bid", 0))
+            s.high_bidder = b.seat(("pending", "high_bidder"), b.get("pending", "high_bidder", current + 1)) \
+                if phase != BID else current
+            auction = b.get("pending", "in_auction")
+            s.in_auction = [False] * n
+            for p in (b.seats(("pending", "in_auction"), auction) if auction is not None else [q for q in range(n) if not s.won[q]]):
+                s.in_auction[p] = True
+        s.phase = phase
+        s.current = current
+        if phase == PICK and s.won.count(False) == 1:
+            s._start_auction(current)
+    elif phase == NOBLE:
+        s.noble_user = b.seat(("pending", "noble_user"), b.get("pending", "noble_user"))
+        s.phase = phase
+        s.current = current
+        if len(s.scores[current]) < 2:
+            raise PositionError(("to_act",), "the Noble's target chooses among two or more score cards")
+    else:
+        s.phase = ALLY
+        s.current = current
+        s._settle_ally_turn()
+    return checked_state(s)
+
+
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
+Rules.POLICIES = POLICIES
+Rules.setup_checks = staticmethod(setup_checks)

@@ -34,12 +34,12 @@ import random
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
-from ..checks import CheckResult
 from ..io import limits
 from ..io.schema import Bool, Int, List, Map, OneOf, Str
-from ..model import Game
+from ..model import CheckResult, Game
 from . import core
 from .core import GameResult, InvariantError
+from .position import PositionBuilder, PositionError, checked_state, position_deck
 
 CHOOSE = "choose"
 DECLARE = "declare"
@@ -160,6 +160,8 @@ class Rules(core.Rules):
     """Going to Pick Flowers for 1–5 players; "two_character" is the solo two-character variant."""
 
     engine_id = "ohanatsumi"
+    PARAMETERS = PARAMETERS
+    player_counts = (1, 2, 3, 4, 5)
     variants = ("standard", "two_character")
     max_actions = 20_000
     action_type = Act
@@ -300,8 +302,7 @@ class Rules(core.Rules):
         return State(self, *decks)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        from .position import ohanatsumi_state
-        return ohanatsumi_state(self, data)
+        return _ohanatsumi_state(self, data)
 
 
 class State(core.ChoiceState):
@@ -1181,3 +1182,112 @@ def setup_checks(game: Game) -> list[CheckResult]:
                            f"{len(flowers)} flower cards: {rest} restroom, {len(flowers) - rest} elf",
                            None if rest > 0 else here("cards.yaml")))
     return out
+
+
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
+
+def _ohanatsumi_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+    """A position of this game (see cardgen.engine.position): phase round (a round starts: quests
+    are revealed) | adventure (cards are opened in turn order); zones offer, quest {seat: card},
+    rows {seat: [[...] per character]}, opened {seat: [n per character]}, completed {seat: [...]},
+    held {seat: [...]}, quest_discard, flower_discard, flower_discard_face_down; decks quest_deck,
+    event_deck, flower_deck; counters round, final, urge {seat: [per character]}, order [seats],
+    status {seat: ...}, last_fame {seat: n}, accidents {seat: n}, breaks {seat: n}."""
+    b = PositionBuilder(rules, data, ["round", "adventure"],
+                 zones={"offer", "quest", "rows", "opened", "completed", "held", "quest_discard", "flower_discard",
+                        "flower_discard_face_down"},
+                 decks={"quest_deck", "event_deck", "flower_deck"},
+                 counters={"round", "final", "urge", "order", "status", "last_fame", "accidents", "breaks"})
+    n = rules.players
+    c = rules.sets
+    ix = rules.index
+    s = rules.new_initial_state()
+    s.history = []
+    s.hidden_moves = {}
+    s.queue = []
+
+    def cards(path: tuple, value: Any) -> list[int]:
+        return [ix[x] for x in b.cards(path, value)]
+
+    s.offer = cards(("zones", "offer"), b.get("zones", "offer"))
+    s.quest = [None] * n
+    for p, q in b.per_seat(("zones", "quest"), b.get("zones", "quest"), n).items():
+        if q is not None:
+            s.quest[p] = cards(("zones", "quest", p + 1), [q])[0]
+    s.rows = [[[] for _ in range(c)] for _ in range(n)]
+    for p, rows in b.per_seat(("zones", "rows"), b.get("zones", "rows"), n).items():
+        if c == 1 and rows and not isinstance(rows[0], list):
+            rows = [rows]
+        if not isinstance(rows, list) or len(rows) != c:
+            raise PositionError(("zones", "rows", p + 1), f"must list {c} row(s) of cards")
+        s.rows[p] = [cards(("zones", "rows", p + 1, ch), row) for ch, row in enumerate(rows)]
+    s.opened = [[0] * c for _ in range(n)]
+    for p, v in b.per_seat(("zones", "opened"), b.get("zones", "opened"), n).items():
+        v = v if isinstance(v, list) else [v]
+        if len(v) != c:
+            raise PositionError(("zones", "opened", p + 1), f"one number per character ({c})")
+        for ch, k in enumerate(v):
+            s.opened[p][ch] = b.number(("zones", "opened", p + 1, ch), k, 0, len(s.rows[p][ch]))
+    s.done = [[] for _ in range(n)]
+    for p, v in b.per_seat(("zones", "completed"), b.get("zones", "completed"), n).items():
+        s.done[p] = cards(("zones", "completed", p + 1), v)
+    s.held = [[] for _ in range(n)]
+    for p, v in b.per_seat(("zones", "held"), b.get("zones", "held"), n).items():
+        s.held[p] = cards(("zones", "held", p + 1), v)
+    s.qdiscard = cards(("zones", "quest_discard"), b.get("zones", "quest_discard"))
+    s.fdiscard = cards(("zones", "flower_discard"), b.get("zones", "flower_discard"))
+    s.fdown = cards(("zones", "flower_discard_face_down"), b.get("zones", "flower_discard_face_down"))
+    decks = {}
+    for name in ("quest_deck", "event_deck", "flower_deck"):
+        top, rest = b.deck(("decks", name), b.get("decks", name))
+        decks[name] = ([ix[x] for x in top], [ix[x] for x in rest])
+    kind = {"quest": "quest_deck", "event": "event_deck", "flower": "flower_deck"}
+    for x in b.unplaced():
+        decks[kind[rules.deck_of[ix[x]]]][1].append(ix[x])
+    s.qdeck, s.edeck, s.fdeck = (position_deck(*decks[k]) for k in ("quest_deck", "event_deck", "flower_deck"))
+    for name, deck in (("quest_deck", s.qdeck), ("event_deck", s.edeck), ("flower_deck", s.fdeck)):
+        wrong = [rules.ids[x] for x in deck.cards() if kind[rules.deck_of[x]] != name]
+        if wrong:
+            raise PositionError(("decks", name), f"{wrong[0]} does not belong in the {name.replace('_', ' ')}")
+    s.round = b.number(("counters", "round"), b.get("counters", "round", 1), 1)
+    s.final = bool(b.get("counters", "final", False))
+    for p, v in b.per_seat(("counters", "urge"), b.get("counters", "urge"), n).items():
+        v = v if isinstance(v, list) else [v]
+        if len(v) != c:
+            raise PositionError(("counters", "urge", p + 1), f"one urge per character ({c})")
+        s.urge[p] = [b.number(("counters", "urge", p + 1, ch), u, 0, 1000) for ch, u in enumerate(v)]
+    if b.has("counters", "order"):
+        order = b.seats(("counters", "order"), b.get("counters", "order"))
+        if sorted(order) != list(range(n)):
+            raise PositionError(("counters", "order"), "must list every seat once")
+        s.order = order
+    statuses = (None, SUCCESS_NO_BREAK, FAILED, SUCCESS_BREAK)
+    for p, v in b.per_seat(("counters", "status"), b.get("counters", "status"), n).items():
+        if v not in statuses:
+            raise PositionError(("counters", "status", p + 1), f"must be one of {', '.join(map(str, statuses))}")
+        s.status[p] = v
+    for key, attr in (("last_fame", "last_fame"), ("accidents", "accidents"), ("breaks", "breaks")):
+        for p, v in b.per_seat(("counters", key), b.get("counters", key), n).items():
+            getattr(s, attr)[p] = b.number(("counters", key, p + 1), v)
+    s.revealed = []
+    s._legal = None
+    if b.phase == "round":
+        s.round -= 1
+        s.offer, offered = [], s.offer
+        if offered:
+            raise PositionError(("zones", "offer"), "a round starts by revealing the offer: leave it empty")
+        s.phase = CHOOSE
+        s._start_round()
+        s._run()
+    else:
+        s.phase = CHOOSE
+        s.adv = 0
+        s.queue = [("call", "_adventure")]
+        s._run()
+    return checked_state(s)
+
+
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
+Rules.POLICIES = POLICIES
+Rules.setup_checks = staticmethod(setup_checks)
+Rules.rounds_by_players = staticmethod(rounds_by_players)

@@ -2,14 +2,16 @@
 
     import pyspiel
     from cardgen.engine import openspiel_bridge
-    openspiel_bridge.register_all()
-    game = pyspiel.load_game("cardgen_llll", {"players": 4})
+    openspiel_bridge.register_all()             # every installed engine with a bundled game
+    openspiel_bridge.register("mygame", load_game("path/to/mygame"))   # a plugin's, with its game
+    game = pyspiel.load_game("cardgen_mygame", {"players": 4})
     pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False, mask_test=True)
 
-Each engine is registered as ``cardgen_<engine>`` with parameters ``players`` (default: the
-game's minimum), ``variant`` (default: the usual one for that count) and ``path`` (a game
-folder; default: the bundled one). `load_bridge_game(rules)` wraps any `Rules`. Each game
-object owns its rules: two games never share them, whatever their parameters.
+Each installed engine is registered as ``cardgen_<engine>`` with parameters ``players``
+(default: the game's minimum), ``variant`` (default: the usual one for that count) and ``path``
+(a game folder; default: the one given to `register`, else the bundled one).
+`load_bridge_game(rules)` wraps any `Rules`. Each game object owns its rules: two games never
+share them, whatever their parameters.
 
 Action ids are the engine's own deterministic numbering (`Rules.action_space` for the players'
 moves, `Rules.chance_space` for chance outcomes), computed from the rules and the card list, so
@@ -39,7 +41,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import pyspiel
 
-from . import ENGINES, engine_by_name
+from . import engine_by_name, installed_engines
 from .core import CHANCE, TERMINAL, ActionSpace, Rules
 from .core import State as EngineState
 
@@ -657,12 +659,12 @@ class BridgeGame(pyspiel.Game):
 def _rules_from_params(engine: str, params: dict) -> Rules:
     from ..load import bundled_games_dir, load_game
 
-    path = params.get("path") or str(bundled_games_dir() / engine)
+    path = params.get("path") or _GAME_FOLDERS.get(engine) or str(bundled_games_dir() / engine)
     try:
         game = load_game(path)
     except Exception as exc:                   # a DataError names the file and line
         raise pyspiel.SpielError(f"cardgen_{engine}: {exc}") from None
-    rules_class = engine_by_name(engine).Rules
+    rules_class = engine_by_name(engine)
     players = int(params.get("players", game.min_players))
     variant = str(params.get("variant", "") or rules_class.default_variant(players, game))
     try:
@@ -686,23 +688,32 @@ def _game_from_rules(rules: Rules, path: str = "") -> BridgeGame:
 
 
 _REGISTERED: set[str] = set()
+_GAME_FOLDERS: dict[str, str] = {}   # engine -> the game folder `register` was given (the default `path`)
 
 
 def register(engine: str, game: Any = None) -> str:
-    """Register `cardgen_<engine>` with pyspiel (its parameters load the bundled game, or the
-    folder `path` names); `game` gives the registration's bounds when it is not bundled."""
+    """Register `cardgen_<engine>` with pyspiel for any installed engine. Its parameters load the
+    folder `path` names, else the folder of the `game` given here (a plugin's game), else the
+    bundled game of that name; `game` also gives the registration's player bounds."""
     if engine not in _REGISTERED:
         if game is None:
             from ..load import bundled_games_dir, load_game
 
             game = load_game(str(bundled_games_dir() / engine))
+        else:
+            _GAME_FOLDERS[engine] = str(game.root)
         pyspiel.register_game(_game_type(engine, game), _game_class(engine))
         _REGISTERED.add(engine)
     return f"cardgen_{engine}"
 
 
 def register_all() -> list[str]:
-    return [register(engine) for engine in ENGINES]
+    """Register every installed engine that has a bundled game of its name (a plugin's engine
+    is registered with its game: `register("mygame", load_game("path/to/mygame"))`)."""
+    from ..load import bundled_game_ids
+
+    bundled = set(bundled_game_ids())
+    return [register(engine) for engine in installed_engines() if engine in bundled]
 
 
 def load_bridge_game(rules: Rules) -> BridgeGame:

@@ -2,7 +2,7 @@
 
 A record is YAML:
 
-    game: llll
+    game: mygame
     players: 3
     variant: standard
     seed: 12345            # and/or deck_order: [LL07, LL19, ...]  (top first)
@@ -36,7 +36,7 @@ from ..io.reader import SchemaReader, display_path, where as node_location
 from ..io.schema import Bool, Int, List, OneOf, Str, validate
 from ..load import load_game
 from ..model import Game, Location
-from . import engine_module
+from ..registry import game_engine
 from .core import Action, GameResult, IllegalAction, State, apply_moves
 
 RECORD_KEYS = {"game", "players", "variant", "seed", "deck_order", "actions", "meta"}
@@ -236,8 +236,8 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
     except DataError as exc:
         r.error(game_node, f"the record's game '{record.game}' cannot be loaded: {exc.problems[0]}")
         return
-    module = engine_module(game)
-    if module is None or not hasattr(module, "Rules"):
+    rules_class = game_engine(game)
+    if rules_class is None:
         r.error(game_node, f"{game.id} has no rules engine, so its records cannot be replayed")
         return
     if record.players not in game.player_counts:
@@ -245,10 +245,10 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
                                        f"{game.min_players}–{game.max_players} players")
         return
     try:
-        rules = module.Rules(game, record.players, record.variant)
+        rules = rules_class(game, record.players, record.variant)
     except ValueError as exc:
         at = entries["variant"][1] if "variant" in entries else entries["players"][1]
-        r.error(at, f"{game.id} cannot be set up for this record: {exc}; variants: {', '.join(module.Rules.variants)}")
+        r.error(at, f"{game.id} cannot be set up for this record: {exc}; variants: {', '.join(rules_class.variants)}")
         return
     if record.deck_order is not None:
         node = entries["deck_order"][1]
@@ -257,7 +257,7 @@ def _check_against_game(r: SchemaReader, record: Record, entries: dict) -> None:
             if card_id not in known:
                 r.error(item, f"deck_order: '{card_id}' is not a card of {game.id}; list the game's card ids, top first")
         if not r.problems:
-            try:  # the engine knows how many of each card a stacked deck holds (alice's versus: two sets)
+            try:  # the engine knows how many of each card a stacked deck holds (a versus variant may use two sets)
                 rules.new_initial_state(record.deck_order)
             except ValueError as exc:
                 r.error(node, f"{exc}; list the game's card ids, top first")
@@ -299,12 +299,12 @@ def replay(record: Record, game: Game | None = None, start: State | None = None)
     its actions are then applied from that position."""
     if game is None:
         game = load_game(record.game)
-    module = engine_module(game)
-    if module is None or not hasattr(module, "Rules"):
+    rules_class = game_engine(game)
+    if rules_class is None:
         raise RecordError(f"{game.id} has no rules engine, so its records cannot be replayed")
     source = record.locations.get("record")
     try:
-        rules = module.Rules(game, record.players, record.variant)
+        rules = rules_class(game, record.players, record.variant)
     except ValueError as exc:
         raise RecordError([Problem(source, f"record: {exc}")]) from None
     if start is not None:
@@ -325,6 +325,7 @@ def replay(record: Record, game: Game | None = None, start: State | None = None)
         report.applied = apply_moves(state, record.actions, chance)
     except IllegalAction as exc:
         position = getattr(exc, "position", report.applied + 1)
+        report.applied = position - 1       # every action before the illegal one was applied
         action = record.actions[position - 1]
         report.error_index = position
         report.error = f"action {position} ({_show(action)}): {exc}" + _at(lines, position)

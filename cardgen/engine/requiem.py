@@ -39,13 +39,13 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from ..checks import CheckResult
 from ..io import limits
 from ..io.schema import Dict, Int, List, Map, Str, Text
-from ..model import Game
+from ..model import CheckResult, Game
 from . import core
 from .bots import RandomPolicy
 from .core import TERMINAL, GameResult
+from .position import PositionBuilder, PositionError, checked_state, int_key, position_deck
 
 PRINCE, SCOUT, RETREAT, RALLY, SORTIE, RESCUE, OVER = ("setup: choose a prince", "2 scouting", "3 temporary retreat",
                                                       "4 return to the line", "5 sortie", "8 rescue", "game over")
@@ -118,6 +118,16 @@ def parameter_problems(game: Game) -> list[tuple[str, str]]:
     dealt = p("initial_line")["dealt_each"] * game.max_players
     if dealt > pool:
         out.append(("initial_line", f"initial_line deals {dealt} cards to {game.max_players} players but ranks {low}–{high} hold {pool} allies"))
+    # the mages retire and the princes wait at setup: a rank of theirs that is also dealt or
+    # put in the city deck would put the same card in two places
+    city_ranks = set(p("city_deck_ranks"))
+    for name in ("mage_rank", "prince_rank"):
+        rank = p(name)
+        if low <= rank <= high or rank in city_ranks:
+            out.append((name, f"{name} {rank} is also a rank the setup deals ({low}–{high}) or puts in the city deck "
+                              f"({', '.join(map(str, sorted(city_ranks)))}); give it a rank of its own"))
+    if p("mage_rank") == p("prince_rank"):
+        out.append(("mage_rank", f"mage_rank and prince_rank are both {p('mage_rank')}; give each a rank of its own"))
     enemies = sum(1 for c in game.cards if c.get("side") == "enemy")
     if enemies < p("enemy_decks"):
         out.append(("enemy_decks", f"enemy_decks is {p('enemy_decks')} but the game has {enemies} enemy cards"))
@@ -162,6 +172,8 @@ def ending_for(game: Game, score: int) -> Mapping[str, Any]:
 
 class Rules(core.Rules):
     engine_id = "requiem"
+    PARAMETERS = PARAMETERS
+    player_counts = (3,)
     max_actions = 5_000
     cooperative = True
     action_type = Act
@@ -228,8 +240,7 @@ class Rules(core.Rules):
         return State(self, deck_order)
 
     def from_position(self, data: Mapping[str, Any]) -> "State":
-        from .position import requiem_state
-        return requiem_state(self, data)
+        return _requiem_state(self, data)
 
     def ending_score(self, scoring_cards: Sequence[str], fallen_princes: int) -> int:
         points = sum(self.score_ranks.get(self.rank[c], 0) for c in scoring_cards)
@@ -1036,3 +1047,99 @@ def _claim_check(game: Game, rules: Rules, claim: Any, enemy_ranks: list[int]) -
         ok = (low, high) == (claim["min"], claim["max"])
         return CheckResult(f"claim-{cid}", ok, f"{text}: the engine's scoring gives {low}..{high} (claimed {claim['min']}..{claim['max']})", at)
     return CheckResult(f"claim-{cid}", False, f"unknown claim kind {kind!r}; the requiem engine checks combat, combat_never and score_range", at)
+
+
+# --- positions (cardgen.engine.position reads the file; this builds the state) ---
+
+def _requiem_state(rules: Any, data: Mapping[str, Any]) -> core.State:
+    """A position of this game (see cardgen.engine.position): phase
+    prince|scout|retreat|rally|sortie|rescue (to_act optional: the first seat with a choice is
+    asked, as the rules do); zones lines {seat: [...]}, tapped, arrival [per slot], revealed,
+    interception {slot: [seat, card]}, mage_area, princes, damage, enemy_retreat, enemy_dead,
+    ally_dead; decks city, enemy_decks [per slot, top first]; counters turn, acted [seats], defence
+    (slot), covenants {prince: seat}. Unplaced allies go to the city deck, unplaced enemies into the
+    enemy decks (shuffled, dealt round-robin)."""
+    phases = {"scout": SCOUT, "retreat": RETREAT, "rally": RALLY, "sortie": SORTIE, "rescue": RESCUE, "prince": PRINCE}
+    b = PositionBuilder(rules, data, ["scout", "retreat", "rally", "sortie", "rescue", "prince"],
+                 zones={"lines", "tapped", "arrival", "revealed", "interception", "mage_area", "princes", "damage",
+                        "enemy_retreat", "enemy_dead", "ally_dead"},
+                 decks={"city", "enemy_decks"},
+                 counters={"turn", "acted", "defence", "covenants"})
+    n = rules.players
+    slots = rules.slots
+    s = State(rules, None, setup=False)
+    s.pool = core.Deck()
+    s.enemy = core.Deck()
+    s.enemy_count = [0] * slots
+    s.mage_area = []
+    s.princes = []
+    for seat, cards in b.per_seat(("zones", "lines"), b.get("zones", "lines"), n).items():
+        s.lines[seat] = b.cards(("zones", "lines", seat + 1), cards)
+    arrival = b.get("zones", "arrival")
+    if arrival is not None:
+        if not isinstance(arrival, list) or len(arrival) != slots:
+            raise PositionError(("zones", "arrival"), f"must list {slots} slots (an enemy card or null each)")
+        s.arrival = [b.cards(("zones", "arrival", k), c)[0] if c is not None else None for k, c in enumerate(arrival)]
+    inter = b.get("zones", "interception") or {}
+    if not isinstance(inter, Mapping):
+        raise PositionError(("zones", "interception"), "must map a slot (from 1) to [seat, card]")
+    for k, entry in inter.items():
+        slot = b.number(("zones", "interception", k), int_key(k), 1, slots) - 1
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise PositionError(("zones", "interception", k), "must be [seat, card]")
+        s.owner[slot] = b.seat(("zones", "interception", k, 0), entry[0])
+        s.intercept[slot] = b.cards(("zones", "interception", k, 1), [entry[1]])[0]
+    for name, attr in (("mage_area", "mage_area"), ("princes", "princes"), ("damage", "damage"),
+                       ("enemy_retreat", "enemy_retreat"), ("enemy_dead", "enemy_dead"), ("ally_dead", "ally_dead")):
+        setattr(s, attr, b.cards(("zones", name), b.get("zones", name)))
+    in_lines = {c for line in s.lines for c in line}
+    s.tapped = set(b.cards(("zones", "tapped"), b.get("zones", "tapped"), place=False))
+    for c in s.tapped:
+        if c not in in_lines:
+            raise PositionError(("zones", "tapped"), f"{c} is not in a line")
+    s.revealed = set(b.cards(("zones", "revealed"), b.get("zones", "revealed"), place=False))
+    for c in s.revealed:
+        if c not in s.arrival:
+            raise PositionError(("zones", "revealed"), f"{c} is not an arrival")
+    city_top, city_rest = b.deck(("decks", "city"), b.get("decks", "city"))
+    decks = b.get("decks", "enemy_decks")
+    if decks is not None:
+        if not isinstance(decks, list) or len(decks) != slots:
+            raise PositionError(("decks", "enemy_decks"), f"must list {slots} decks (top first)")
+        for k, d in enumerate(decks):
+            s.enemy_known[k] = b.cards(("decks", "enemy_decks", k), d)[::-1]
+    rest = b.unplaced()
+    if b.phase == "prince" and not b.has("zones", "princes"):
+        s.princes = [c for c in rules.princes if c in rest]
+    if not b.has("zones", "mage_area"):
+        s.mage_area = [c for c in rules.mages if c in rest and c not in s.princes]
+    taken = set(s.princes) | set(s.mage_area)
+    enemies = [c for c in rest if rules.side[c] == "enemy"]
+    s.city = position_deck(city_top, city_rest + [c for c in rest if rules.side[c] != "enemy" and c not in taken])
+    s.enemy = core.Deck(enemies)
+    s.enemy_count = [len(range(k, len(enemies), slots)) for k in range(slots)]
+    s.turn = b.number(("counters", "turn"), b.get("counters", "turn", 1), 0)
+    for p in b.seats(("counters", "acted"), b.get("counters", "acted")):
+        s.acted[p] = True
+    if b.has("counters", "defence"):
+        s.defence = b.number(("counters", "defence"), b.get("counters", "defence"), 1, slots) - 1
+    cov = b.get("counters", "covenants") or {}
+    s.covenants = {c: b.seat(("counters", "covenants", c), v) for c, v in cov.items()}
+    phase = phases[b.phase]
+    s.phase = phase
+    if phase == PRINCE:
+        s.current = b.to_act if b.to_act is not None else 0
+    elif b.to_act is not None:
+        s.current = b.to_act
+        if len(s._actions(b.to_act, phase)) <= 1 and phase != RETREAT:
+            raise PositionError(("to_act",), f"seat {b.to_act + 1} has no choice in phase {phase}")
+    else:
+        s._next_seat(0)
+    s.history = []
+    return checked_state(s)
+
+
+# What cardgen reads off the Rules class that the entry point names (see cardgen.registry).
+Rules.POLICIES = POLICIES
+Rules.setup_checks = staticmethod(setup_checks)
+Rules.claim_checks = staticmethod(claim_checks)

@@ -20,13 +20,13 @@ from typing import Any, Callable, Sequence
 from ..errors import CardgenError
 from ..load import load_game
 from ..model import Game
-from . import engine_module
-from ..analysis.metrics import balance_metrics, game_features, wilson
+from ..registry import engine_on_worker, game_engine
+from ..metrics import balance_metrics, game_features, wilson
 from .agents import make_any_policy, parse_policy
 from .core import Rules, State
 from .core import play as core_play
 
-CHUNK = 250          # games per task sent to a worker
+_CHUNK = 250          # games per task sent to a worker
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -60,7 +60,7 @@ def play(rules: Rules, policies: Sequence[Any], seed: int, deck_order: Sequence[
         raise RuntimeError(f"{rules.game.id}: game with seed {seed} passed {rules.max_actions} moves without ending") from None
 
 
-def seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
+def _seat_policies(names: Sequence[str], index: int, rotate: bool) -> list[str]:
     if not rotate:
         return list(names)
     shift = index % len(names)
@@ -83,19 +83,19 @@ def _rules_for(root: str, players: int, variant: str) -> tuple[Any, Rules]:
     key = (root, players, variant)
     if key not in _CACHE:
         game = _GAMES.get(root) or load_game(root)
-        module = engine_module(game)
-        _CACHE[key] = (module, module.Rules(game, players, variant))
+        rules_class = game_engine(game)
+        _CACHE[key] = (rules_class, rules_class(game, players, variant))
     return _CACHE[key]
 
 
 def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tuple]:
     root, players, variant, names, rotate, seed, start, stop, records_dir = task
-    module, rules = loaded or _rules_for(root, players, variant)
+    rules_class, rules = loaded or _rules_for(root, players, variant)
     out = []
     for index in range(start, stop):
         gseed = game_seed(seed, index)
-        seat_names = seat_policies(names, index, rotate)
-        policies = [make_any_policy(module, name, rules) for name in seat_names]
+        seat_names = _seat_policies(names, index, rotate)
+        policies = [make_any_policy(rules_class, name, rules) for name in seat_names]
         state = play(rules, policies, gseed)
         result = state.result()
         # a game's length is the players' decisions (chance outcomes and automatic moves are
@@ -115,7 +115,7 @@ def _run_chunk(task: tuple, loaded: tuple[Any, Rules] | None = None) -> list[tup
     return out
 
 
-def run_chunk_on(game: Game, task: tuple) -> list[tuple]:
+def _run_chunk_on(game: Game, task: tuple) -> list[tuple]:
     """Run one chunk of games of `game` in an executor's worker (a Dask worker, say): the game
     travels with the task, because that worker may lack the folder or hold another version of it."""
     root = task[0]
@@ -123,7 +123,8 @@ def run_chunk_on(game: Game, task: tuple) -> list[tuple]:
         _GAMES[root] = game
         for key in [k for k in _CACHE if k[0] == root]:
             del _CACHE[key]
-    return _run_chunk(task)
+    with engine_on_worker(game):
+        return _run_chunk(task)
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -148,7 +149,7 @@ class SimulationReport:
     policy_wins: Counter
     policy_score_sum: Counter
     score_counts: list[Counter] = field(default_factory=list)   # per seat: score -> games
-    features: list[dict] = field(default_factory=list)          # per game, in index order (analysis.metrics)
+    features: list[dict] = field(default_factory=list)          # per game, in index order (cardgen.metrics)
     workers: int = 1
     elapsed: float = 0.0
     records_dir: str | None = None
@@ -211,16 +212,16 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
     """
     if isinstance(game, str):
         game = load_game(game)
-    module = engine_module(game)
-    if module is None or not hasattr(module, "Rules"):
-        raise CardgenError(f"{game.id} has no rules engine to simulate (no `engine:` module with Rules)")
+    rules_class = game_engine(game)
+    if rules_class is None:
+        raise CardgenError(f"{game.id} has no rules engine to simulate (game.yaml names no `engine:`)")
     players = players if players is not None else game.min_players
     if players not in game.player_counts:
         raise CardgenError(f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}")
     if variant is None:
-        variant = module.Rules.default_variant(players, game)
-    if variant not in module.Rules.variants:
-        raise CardgenError(f"{game.id} has no variant {variant!r}; choose from {', '.join(module.Rules.variants)}")
+        variant = rules_class.default_variant(players, game)
+    if variant not in rules_class.variants:
+        raise CardgenError(f"{game.id} has no variant {variant!r}; choose from {', '.join(rules_class.variants)}")
     if games < 1:
         raise CardgenError("--games must be at least 1")
     names = list(policies) if policies else ["random"]
@@ -230,15 +231,15 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
         raise CardgenError(f"give one policy for every seat or {players} policies (one per seat), not {len(names)}")
     for name in names:
         try:
-            parse_policy(module, name)
+            parse_policy(rules_class, name)
         except ValueError as exc:
             raise CardgenError(f"{game.id}: {exc}") from None
-    if not module.Rules.supports(players, variant, game):
-        playable = ", ".join(f"{v}" for v in module.Rules.variants if module.Rules.supports(players, v, game))
+    if not rules_class.supports(players, variant, game):
+        playable = ", ".join(f"{v}" for v in rules_class.variants if rules_class.supports(players, v, game))
         raise CardgenError(f"{game.id}: variant {variant!r} cannot be played by {players} player(s); "
                            f"with {players} player(s) use {playable or 'another player count'}")
     try:
-        rules = module.Rules(game, players, variant)
+        rules = rules_class(game, players, variant)
     except ValueError as exc:  # the rules refuse this set-up (a data or option problem, not a bug)
         raise CardgenError(str(exc)) from None
     records_dir = None
@@ -247,20 +248,20 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
         records_dir = str(save_records)
     workers = workers or os.cpu_count() or 1
     root = str(game.root)
-    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + CHUNK), records_dir)
-             for start in range(0, games, CHUNK)]
+    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + _CHUNK), records_dir)
+             for start in range(0, games, _CHUNK)]
     started = time.perf_counter()
     rows: list[tuple] = []
     if executor is not None:
         import functools
 
-        for chunk in executor.map(functools.partial(run_chunk_on, game), tasks):
+        for chunk in executor.map(functools.partial(_run_chunk_on, game), tasks):
             rows.extend(chunk)
             if progress:
                 progress(len(chunk))
     elif workers <= 1 or len(tasks) == 1:
         for task in tasks:
-            chunk = _run_chunk(task, (module, rules))
+            chunk = _run_chunk(task, (rules_class, rules))
             rows.extend(chunk)
             if progress:
                 progress(len(chunk))

@@ -1,7 +1,7 @@
 """Search agents for every engine, and the one place policy names are read.
 
-A policy name is either one of the game module's own bots (``random``, ``greedy``,
-``heuristic`` ...) or a generic agent that works for every engine:
+A policy name is either one of the engine's own bots (its Rules class's POLICIES: ``random``,
+``greedy``, ``heuristic`` ...) or a generic agent that works for every engine:
 
 - ``ismcts[:ITERATIONS[:ROLLOUT]]``: the native information-set MCTS (`ismcts.ISMCTSPolicy`),
   200 iterations per move unless given, random rollouts unless ROLLOUT names one of the
@@ -25,16 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...agent_settings import COUNTS, counted
 from ..bots import make_policy, policy_names
 
-DEFAULT_ITERATIONS = 200
-DEFAULT_SAMPLES = 64           # rollout: sampled futures per decision
 MAX_ITERATIONS = 1_000_000
-# Each agent and what its first setting counts, with its default: search iterations per move, or
-# (the rollout agent) sampled futures per decision. words.policy_label prints the count by it.
-COUNTS = {"ismcts": ("iterations", DEFAULT_ITERATIONS), "ismcts-keep": ("iterations", DEFAULT_ITERATIONS),
-          "rollout": ("samples", DEFAULT_SAMPLES), "openspiel-ismcts": ("iterations", DEFAULT_ITERATIONS),
-          "openspiel-mcts": ("iterations", DEFAULT_ITERATIONS)}
 AGENTS = tuple(COUNTS)
 WITH_BOT = ("ismcts", "ismcts-keep", "rollout")     # the agents whose third field names a bot
 
@@ -52,25 +46,20 @@ class PolicySpec:
         return self.kind in AGENTS
 
 
-def known_policies(module: Any) -> list[str]:
+def known_policies(engine: Any) -> list[str]:
     """The names to show in an error message: the game's bots and the generic agents."""
-    return sorted(set(policy_names(module)) | {"random", "first"}) + [f"{a}[:{counted(a)}]" for a in AGENTS]
+    return sorted(set(policy_names(engine)) | {"random", "first"}) + [f"{a}[:{counted(a)}]" for a in AGENTS]
 
 
-def counted(kind: str) -> str:
-    """What an agent's first setting counts ("iterations" or "samples"); "iterations" for any other name."""
-    return COUNTS[kind][0] if kind in COUNTS else "iterations"
-
-
-def parse_policy(module: Any, name: str) -> PolicySpec:
+def parse_policy(engine: Any, name: str) -> PolicySpec:
     """Read a policy name; ValueError with a readable message when it is not one."""
-    bots = set(policy_names(module)) | {"random", "first"}
+    bots = set(policy_names(engine)) | {"random", "first"}
     text = str(name).strip()
     head, _, rest = text.partition(":")
     if head not in AGENTS:
         if text in bots:
             return PolicySpec(text)
-        raise ValueError(f"no policy {text!r}; choose from {', '.join(known_policies(module))}")
+        raise ValueError(f"no policy {text!r}; choose from {', '.join(known_policies(engine))}")
     parts = rest.split(":") if rest else []
     iterations = COUNTS[head][1]
     rollout = "random"
@@ -94,20 +83,20 @@ def parse_policy(module: Any, name: str) -> PolicySpec:
     return PolicySpec(head, iterations, rollout)
 
 
-def make_any_policy(module: Any, name: str, rules: Any):
+def make_any_policy(engine: Any, name: str, rules: Any):
     """Build the policy `name` for `rules` (a game bot or a generic agent)."""
-    spec = parse_policy(module, name)
+    spec = parse_policy(engine, name)
     if not spec.is_agent:
-        return make_policy(module, spec.kind, rules)
+        return make_policy(engine, spec.kind, rules)
     if spec.kind in ("ismcts", "ismcts-keep"):
         from .ismcts import ISMCTSPolicy
 
-        rollout = None if spec.rollout == "random" else make_policy(module, spec.rollout, rules)
+        rollout = None if spec.rollout == "random" else make_policy(engine, spec.rollout, rules)
         return ISMCTSPolicy(rules, spec.iterations, rollout=rollout, name=name, keep_bot=spec.kind == "ismcts-keep")
     if spec.kind == "rollout":
         from .rollout import RolloutPolicy
 
-        base = None if spec.rollout == "random" else make_policy(module, spec.rollout, rules)
+        base = None if spec.rollout == "random" else make_policy(engine, spec.rollout, rules)
         return RolloutPolicy(rules, spec.iterations, base=base, name=name)
     from ..openspiel_bridge import openspiel_policy
 

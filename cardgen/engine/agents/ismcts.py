@@ -54,7 +54,7 @@ class Determinizer:
     named, or the final views differ; either way a hidden draw is changed to that card and the
     replay runs again. Once a consistent state is found, later samples keep its draws of the
     cards seen (pinned: a card seen once keeps its place in the history even after it leaves
-    the view, as ohanatsumi's opened events do at cleanup) and resample only the others.
+    the view, as events opened and then cleared away do) and resample only the others.
     """
 
     def __init__(self, rules: Rules, max_replays: int = 24) -> None:
@@ -70,13 +70,17 @@ class Determinizer:
 
     # --- replay ---------------------------------------------------------------------------
 
-    def _outcome(self, state: State, label: str, want: Action | None, known: frozenset, rng: random.Random) -> Action:
-        """A possible outcome the seat would have seen as `label` (see State.hidden_label)."""
-        n = state.chance_size()
+    def _outcome(self, state: State, label: str, want: Action | None, known: frozenset, rng: random.Random,
+                 chance: bool = True) -> Action:
+        """A possible move the seat would have seen as `label` (see State.hidden_label): a chance
+        outcome, or (`chance` False) a legal choice of the seat to act."""
+        n = state.chance_size() if chance else 0
         if n:
             pool = [state.chance_at(i) for i in range(n)]
-        else:
+        elif chance:
             pool = [a for a, _ in state.chance_outcomes()]
+        else:
+            pool = state.legal_actions()
         hidden_label = state.hidden_label
         pool = [a for a in pool if hidden_label(a) == label]
         if not pool:
@@ -110,9 +114,8 @@ class Determinizer:
             if player == TERMINAL:
                 raise _Inconsistent(i)
             if ":?" in text:
-                if player != CHANCE:
-                    raise _Inconsistent(i)
-                action = self._outcome(state, text, forced.get(i), known, rng)
+                # a chance outcome the seat did not see, or another seat's secret choice
+                action = self._outcome(state, text, forced.get(i), known, rng, player == CHANCE)
                 used[i] = action
             else:
                 try:

@@ -421,7 +421,7 @@ def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
 
 
 def _is_cmyk(c) -> bool:
-    from ..print.printshop import to_cmyk
+    from ..colour import to_cmyk
 
     return getattr(c, "_enforceColorSpace", None) is to_cmyk
 
@@ -430,13 +430,13 @@ def _cmyk_pixels(path: Path):
     """The image as CMYK through the print-shop profile, transparency flattened onto white paper."""
     from PIL import Image, ImageCms
 
-    from ..print.printshop import _transform  # the one sRGB -> FOGRA39 transform of the print-shop file
+    from ..colour import cmyk_transform  # the one sRGB -> FOGRA39 transform, as the print-shop file's colours
 
     with Image.open(path) as image:
         rgba = image.convert("RGBA")
     paper = Image.new("RGB", rgba.size, (255, 255, 255))
     paper.paste(rgba, mask=rgba.getchannel("A"))
-    return ImageCms.applyTransform(paper, _transform())
+    return ImageCms.applyTransform(paper, cmyk_transform())
 
 
 def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> None:
@@ -469,7 +469,7 @@ def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> N
 def art_checks(notes: list[ArtNote]) -> list:
     """One warning per image and problem (missing file, under PRINT_DPI, SVG features not drawn),
     naming a card and how many others."""
-    from ...checks import CheckResult
+    from ...model import CheckResult
 
     first: dict[tuple, ArtNote] = {}
     cards: dict[tuple, set[str]] = {}

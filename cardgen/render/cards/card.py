@@ -159,7 +159,7 @@ def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, 
     standard card (no mapping, or it must be printed).
     """
     from ...mapping import corner_index
-    from ..documents.standard_sheet import draw_index
+    from .index import draw_index
 
     index = corner_index(game, card)
     if index is None:

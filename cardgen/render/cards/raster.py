@@ -19,8 +19,8 @@ import re
 import struct
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from PIL import Image
 
@@ -224,25 +224,17 @@ class _Sheet:
         return owned
 
 
-@dataclass(frozen=True)
-class FaceCache:
-    """Where raster outputs may be cached (cardgen/cache.py): `store` has get/put of bytes, and
-    `faces` maps (card id, side) to the key of that face's drawing in the print-shop PDF."""
+class FaceCache(Protocol):
+    """What the rasterisers need of a cache of their images (`cardgen.cache.FaceCache` is the build's):
+    `store` has get/put of bytes, `made` counts images rendered afresh by kind, and the keys
+    name a face's or a sheet's image drawn `how`."""
 
     store: Any
-    faces: Mapping[tuple[str, str], str]
-    made: dict = field(default_factory=dict)  # images rendered afresh, by kind ("TTS image"), for the build to report
+    made: dict
 
-    def key(self, card_id: str, side: str, *how: Any) -> str:
-        from ...cache import digest
+    def key(self, card_id: str, side: str, *how: Any) -> str: ...
 
-        return digest(self.faces[(card_id, side)], *how)
-
-    def image(self, cards: Sequence[tuple[str, str]], *how: Any) -> str:
-        """The key of an image made of these faces (a TTS sheet), drawn `how`."""
-        from ...cache import digest
-
-        return digest([self.faces[c] for c in cards], *how)
+    def image(self, cards: Sequence[tuple[str, str]], *how: Any) -> str: ...
 
 
 def shared_back_name(group: str, prefix: str = "") -> str:

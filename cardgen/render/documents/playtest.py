@@ -153,10 +153,10 @@ ROUND_COUNTS = ("most_rounds", "players_in_round")  # counts the game's engine a
 
 def rounds_by_players(game: Game, at: Any = None) -> dict[int, int]:
     """Rounds the game lasts for each player count, from its engine (`rounds_by_players(game)`)."""
-    from ...engine import engine_module
+    from ...registry import game_engine
 
-    module = engine_module(game)
-    answer = getattr(module, "rounds_by_players", None) if module is not None else None
+    rules_class = game_engine(game)
+    answer = rules_class.rounds_by_players if rules_class is not None else None
     if answer is None:
         raise DataError([Problem(at, "counts 'most_rounds' and 'players_in_round' need an engine that knows how many "
                                      "rounds each player count plays; use a number or a rule parameter instead")])

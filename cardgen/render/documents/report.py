@@ -1,10 +1,11 @@
-"""Balance report: simulate a game with bots and print the results as charts.
+"""Balance report: print the results of simulating a game with bots as charts.
 
 Which runs a game's report holds (player counts, policies, strategy comparisons) is data in
 `<game folder>/templates/report.yaml` (else the bundled `templates/<game>/report.yaml`),
 read through the schema reader with a declared shape (`REPORT`). The numbers printed are those of `simulate(...).as_dict()`,
 the same dictionary `cardgen simulate --format json` prints, so anyone can reproduce them
-from the seed, policies and game count shown on the page.
+from the seed, policies and game count shown on the page. Running the simulations is
+analysis (`cardgen.analysis.balance.run_report`); this module reads the runs and draws.
 """
 
 from __future__ import annotations
@@ -12,17 +13,13 @@ from __future__ import annotations
 import io
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable
 
 from reportlab.lib.units import mm
 
 from ... import __version__
-from ...engine.simulate import simulate
-from ...files import write_atomic
 from ... import words
 from ...model import Game
-from ...analysis.metrics import skill_table
+from ...metrics import skill_table
 from .charts import BAR_ALT, Bar, ChartRows, bar_figure, histogram_figure, percent, place_charts
 from .pages import PageWriter, text_of
 from ...errors import DataError, Problem
@@ -85,26 +82,6 @@ def games_needed(run: ReportRun) -> int:
     return -(-DEFAULT_GAMES // run.games) if run.games else 1
 
 
-def run_report(game: Game, games: int | None, seed: int, workers: int | None = None,
-               progress: Callable[[int], None] | None = None,
-               runs: list[ReportRun] | None = None) -> list[tuple[ReportRun, dict]]:
-    """Simulate every run of the game's report; return each run with its `as_dict()` result
-    (for a run that comes to no game at this `--games`, a stub saying so: `not_played`)."""
-    results = []
-    for run in runs if runs is not None else report_runs(game):
-        count = games_of(run, games)
-        if not count:
-            results.append((run, {"game": game.id, "games": 0, "seed": seed, "players": run.players,
-                                  "policies": list(run.policies), "endings": {}, "seat_rotation": run.rotate,
-                                  "not_played": {"games_option": games, "own_games": run.games,
-                                                 "needs": games_needed(run)}}))
-            continue
-        report = simulate(game, games=count, seed=seed, players=run.players, policies=list(run.policies),
-                          workers=workers, variant=run.variant, rotate=run.rotate, progress=progress)
-        results.append((run, report.as_dict()))
-    return results
-
-
 def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, dict]], paper: str = "a4") -> bytes:
     """Draw the report's pages from simulation results: text by ReportLab, charts by matplotlib."""
     buffer = io.BytesIO()
@@ -118,14 +95,6 @@ def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, d
     _draw_skill(writer, game, lang, results)
     writer.finish()
     return place_charts(buffer.getvalue(), charts.placements)
-
-
-def write_balance_report(game: Game, lang: str, out_dir: str | Path, games: int | None, seed: int,
-                         workers: int | None = None, progress: Callable[[int], None] | None = None,
-                         runs: list[ReportRun] | None = None, paper: str = "a4") -> tuple[Path, list]:
-    results = run_report(game, games, seed, workers, progress, runs)
-    pdf = build_balance_report(game, lang, results, paper)
-    return write_atomic(Path(out_dir) / game.id / f"{game.id}-balance.pdf", pdf), results
 
 
 # --- words the page shows instead of ids ----------------------------------------------------------
@@ -260,7 +229,7 @@ def _signed(value: float) -> str:
 
 
 def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None:
-    """The run's balance metrics (cardgen.analysis.metrics) as a table with 95 % intervals."""
+    """The run's balance metrics (cardgen.metrics) as a table with 95 % intervals."""
     m = data["metrics"]
     rows = [[_w("m_length", lang, game), *_ci(m["length"])]]
     if "success_rate" in m:
@@ -278,7 +247,7 @@ def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None
 
 
 def _draw_skill(writer: PageWriter, game: Game, lang: str, results: list[tuple[ReportRun, dict]]) -> None:
-    """Strong against weak policies (analysis.metrics.skill_table) as one table, with each run's
+    """Strong against weak policies (cardgen.metrics.skill_table) as one table, with each run's
     game count; a run not played at this `--games` is listed as such rather than left out."""
     rows = []
     for run, data in results:

@@ -2,9 +2,9 @@
 
 `build_standard_sheet(game, lang)` returns an A4 PDF (bytes, identical on every run) in one
 language; `mapping_appendix_flowables(game, lang)` returns the same content as platypus
-flowables for a rulebook appendix. Suit symbols are drawn as vector shapes (`draw_suit`,
-`draw_index`), never taken from a font, so they look the same in every viewer and printer
-and need no symbol font. Text is IPAex Gothic, embedded and subset.
+flowables for a rulebook appendix. Suit symbols are drawn as vector shapes (the ones a face's
+corner index uses, `cardgen.render.cards.index`), never taken from a font, so they look the
+same in every viewer and printer and need no symbol font. Text is IPAex Gothic, embedded and subset.
 
 This module only draws: every fact comes from `cardgen.mapping.MappingReport`.
 """
@@ -30,56 +30,15 @@ from ...fonts import register_fonts
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
 from ...langs import LANGUAGES
 from ...model import Game, Text
-from ..cards import icons
 from ..cards.icons import suit_width
+from ..cards.index import BLACK, GREY, RED, draw_suit, suit_colour
 from .paragraph import TextBlock, TStyle
 from .table import KEEP_ROWS, text_table
 
-RED = colors.HexColor("#C8102E")
-BLACK = colors.HexColor("#111111")
-GREY = colors.HexColor("#666666")
 RULE = colors.HexColor("#BBBBBB")
 SHADE = colors.HexColor("#F2F2F2")
 
 MARGIN = 15 * mm
-
-
-def suit_colour(suit: str | None) -> colors.Color:
-    """Red for hearts, diamonds and the red joker; black otherwise; grey for a joker of either colour."""
-    if suit in ("hearts", "diamonds", "red"):
-        return RED
-    if suit is None:
-        return GREY
-    return BLACK
-
-
-def draw_suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> None:
-    """A standard suit (or a joker star for None, "red", "black") in its print colour; see icons.draw_suit."""
-    icons.draw_suit(canvas, suit, cx, cy, size, suit_colour(suit))
-
-
-def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, size: float,
-               font: str | None = None, align: str = "left") -> float:
-    """Draw a corner index (rank above a vector suit) with its top at `top`; return its height.
-
-    `rank_label` and `suit` are what `cardgen.mapping.corner_index` returns. `size` is the
-    rank's font size in points; the suit below is drawn 0.8 times as tall. `align` is left,
-    centre or right about `x` (use right in a right-hand corner). Rotate the canvas 180°
-    about the card centre before calling to draw the opposite corner.
-    """
-    font = font or register_fonts()[0]
-    canvas.saveState()
-    canvas.setFillColor(suit_colour(suit))
-    label = "JK" if rank_label in ("JK", "JOKER") else rank_label
-    width = pdfmetrics.stringWidth(label, font, size)
-    cap = size * 0.75
-    centre = {"left": x + width / 2, "centre": x, "center": x, "right": x - width / 2}[align]
-    canvas.setFont(font, size)
-    canvas.drawCentredString(centre, top - cap, label)
-    suit_size = size * 0.8
-    draw_suit(canvas, suit, centre, top - cap - size * 0.25 - suit_size / 2, suit_size)
-    canvas.restoreState()
-    return cap + size * 0.25 + suit_size
 
 
 # --- words ------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from typing import Any, Sequence
 from reportlab.lib.units import mm
 
 from ... import __version__, words
-from ...analysis.sweep import SweepResult, chart_metrics, format_overrides, metric_slug
 from ...files import write_atomic
 from ...model import Game
+from ...sweep_result import SweepResult, chart_metrics, format_overrides, metric_slug
 from .charts import BAR, BAR_ALT, ChartRows, figure, fit_tick_labels, place_charts
 from .pages import PageWriter
 

@@ -13,14 +13,15 @@ scores after every move (`running_scores`: the engine's `scores()`, `points(seat
 Over a run (`balance_metrics`): first-player and per-seat advantage (win rate minus 1/n, Wilson
 interval), draw rate, decisiveness, lead changes and game length (means with normal 95 %
 intervals), and for co-operative or solo games the success rate and each ending's rate (Wilson).
+
+Plain statistics that import nothing of cardgen, so the engine (where a game is played), the
+reports and the sweeps all read them from below.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any, Sequence
-
-from ..engine.core import CHANCE
 
 Z95 = 1.959963984540054
 
@@ -80,7 +81,7 @@ def score_trajectory(state: Any) -> list[tuple[float, ...]]:
             replay.history.append(history[i])
             replay._apply(history[i])
         i += 1
-        if replay.current_player() != CHANCE:          # read scores between decisions, not mid-deal
+        if not replay.is_chance_node():          # read scores between decisions, not mid-deal
             scores = running_scores(replay)
             if scores is not None:
                 out.append(scores)
