@@ -247,6 +247,9 @@ def test_games_and_states_pickle_and_serialize_small():
     restored = game.deserialize_state(text)
     assert str(restored) == str(state) and restored.history() == state.history()
     assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    # a history made under other rules is refused with SpielError, not replayed into a broken state
+    with pytest.raises(pyspiel.SpielError):
+        _game("ohanatsumi", 1, "two_character").deserialize_state(text).returns()
 
 
 def test_each_game_object_owns_its_rules(game_copy):

@@ -105,10 +105,15 @@ class _Context:
             raise pyspiel.SpielError(str(exc)) from None
 
     def replay(self, moves: Sequence[int]) -> EngineState:
-        """The engine state after the OpenSpiel actions `moves` from the start."""
+        """The engine state after the OpenSpiel actions `moves` from the start; SpielError at
+        the first that is not legal (a history from other rules, or a damaged one)."""
         state = self.rules.new_initial_state(None)
-        for code in moves:
-            state.apply_unchecked(self.action(state, code))
+        for number, code in enumerate(moves, start=1):
+            action = self.action(state, code)
+            if action not in state.legal_actions():
+                raise pyspiel.SpielError(f"{self.rules.game.id}: move {number} of the history, {action} "
+                                         f"(id {code}), is not legal there")
+            state.apply_unchecked(action)
         return state
 
 
@@ -322,7 +327,7 @@ class BridgeState(pyspiel.State):
 def _unpickle_state(game: "BridgeGame", moves: list[int]) -> BridgeState:
     state = game.new_initial_state()
     for code in moves:
-        state.apply_action(code)
+        state.apply_action_with_legality_check(code)
     return state
 
 
