@@ -105,10 +105,15 @@ class _Context:
             raise pyspiel.SpielError(str(exc)) from None
 
     def replay(self, moves: Sequence[int]) -> EngineState:
-        """The engine state after the OpenSpiel actions `moves` from the start."""
+        """The engine state after the OpenSpiel actions `moves` from the start; SpielError at
+        the first that is not legal (a history from other rules, or a damaged one)."""
         state = self.rules.new_initial_state(None)
-        for code in moves:
-            state.apply_unchecked(self.action(state, code))
+        for number, code in enumerate(moves, start=1):
+            action = self.action(state, code)
+            if action not in state.legal_actions():
+                raise pyspiel.SpielError(f"{self.rules.game.id}: move {number} of the history, {action} "
+                                         f"(id {code}), is not legal there")
+            state.apply_unchecked(action)
         return state
 
 
@@ -118,20 +123,39 @@ class _Box:
     Pickled (OpenSpiel's `serialize()`), it is the list of action ids alone; the state is
     replayed from it when first needed (`BridgeState._resolve`)."""
 
-    __slots__ = ("ctx", "state", "moves")
+    __slots__ = ("ctx", "state", "moves", "seen")
 
     def __init__(self, ctx: _Context | None, state: EngineState | None, moves: list[int]) -> None:
         self.ctx = ctx
         self.state = state
         self.moves = moves
+        # the codes and ids of the engine history so far, extended as it grows (observers read
+        # the whole history at every step); None until an observer asks
+        self.seen: tuple[list[str], list[tuple[bool, int]]] | None = None
 
     def __deepcopy__(self, memo):
         if self.state is None:
             return _Box(None, None, list(self.moves))
-        return _Box(self.ctx, self.state.clone(), list(self.moves))
+        copy = _Box(self.ctx, self.state.clone(), list(self.moves))
+        if self.seen is not None:
+            copy.seen = (list(self.seen[0]), list(self.seen[1]))
+        return copy
 
     def __reduce__(self):
         return (_pending_box, (list(self.moves),))
+
+    def history_codes(self) -> tuple[list[str], list[tuple[bool, int]]]:
+        """(codes, (is a chance outcome, id)) of every move of the engine history."""
+        history = self.state.history
+        seen = self.seen
+        if seen is None:
+            seen = self.seen = ([], [])
+        codes, ids = seen
+        if len(codes) < len(history):
+            new = history[len(codes):]
+            codes.extend(self.ctx.codes(new))
+            ids.extend(self.ctx.ids(new))
+        return seen
 
 
 def _pending_box(moves: list[int]) -> _Box:
@@ -154,6 +178,7 @@ class BridgeState(pyspiel.State):
             if box.ctx is None:
                 box.ctx = self.get_game()._ctx
             box.state = box.ctx.replay(box.moves)
+            box.seen = None
         return box.state
 
     @property
@@ -255,7 +280,8 @@ class BridgeState(pyspiel.State):
         return list(self.engine.returns())
 
     def __str__(self) -> str:
-        return " ".join(self.context.codes(self.engine.history))
+        self.engine
+        return " ".join(self._box.history_codes()[0])
 
     # The C++ history is kept by OpenSpiel; these read the bridge's own list, which undo_action
     # can shorten (OpenSpiel's C++ history cannot be shortened from Python).
@@ -277,6 +303,7 @@ class BridgeState(pyspiel.State):
                                      f"{moves[-1] if moves else 'none'}")
         moves.pop()
         self._box.state = self.context.replay(moves)
+        self._box.seen = None
 
     def __deepcopy__(self, memo):
         return self.clone()          # OpenSpiel's Clone: keeps history() and move_number()
@@ -300,7 +327,7 @@ class BridgeState(pyspiel.State):
 def _unpickle_state(game: "BridgeGame", moves: list[int]) -> BridgeState:
     state = game.new_initial_state()
     for code in moves:
-        state.apply_action(code)
+        state.apply_action_with_legality_check(code)
     return state
 
 
@@ -507,10 +534,9 @@ class _Observer:
             parts.append(("private", player))
         return parts
 
-    def _seen(self, state: EngineState, player: int) -> list[bool]:
+    def _seen(self, state: EngineState, codes: list[str], player: int) -> list[bool]:
         """Which moves of the history this observer sees (the others are chance outcomes it
         was not shown)."""
-        codes = self.ctx.codes(state.history)
         if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
             view = state.public_history(player)
             return [a == b for a, b in zip(view, codes)]
@@ -530,9 +556,10 @@ class _Observer:
         elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
             out["private"] = [engine.private_view(seat) for seat in range(engine.rules.players)]
         if self.recall:
-            seen = self._seen(engine, player)
+            codes = state._box.history_codes()[0]
+            seen = self._seen(engine, codes, player)
             out["history"] = [code if shown else engine.hidden_label(action)
-                              for shown, code, action in zip(seen, self.ctx.codes(engine.history), engine.history)]
+                              for shown, code, action in zip(seen, codes, engine.history)]
         return json.dumps(out, **_JSON)
 
     def set_from(self, state: BridgeState, player: int) -> None:
@@ -561,12 +588,15 @@ class _Observer:
             moves, outcomes, hidden = pieces["moves_seen"], pieces["outcomes_seen"], pieces["outcomes_hidden"]
             moves.fill(0)
             outcomes.fill(0)
-            ids = ctx.ids(engine.history)
-            seen = self._seen(engine, player)
+            codes, ids = state._box.history_codes()
+            seen = self._seen(engine, codes, player)
             hidden[0] = len(seen) - sum(seen)
-            for shown, (chance, code) in zip(seen, ids):
-                if shown:
-                    (outcomes if chance else moves)[code] += 1
+            if ids:
+                table = np.array(ids, np.intp).reshape(-1, 2)       # (is chance, id) per move
+                shown = np.array(seen, bool)
+                chance = table[:, 0].astype(bool)
+                np.add.at(outcomes, table[shown & chance, 1], 1.0)
+                np.add.at(moves, table[shown & ~chance, 1], 1.0)
 
 
 # --- games ---------------------------------------------------------------------------------
@@ -612,8 +642,9 @@ class BridgeGame(pyspiel.Game):
             num_players=rules.players, min_utility=0.0, max_utility=1.0, utility_sum=utility_sum,
             max_game_length=rules.max_game_length())
         shown = {"players": rules.players, "variant": rules.variant}
-        if params.get("path"):
-            shown["path"] = str(params["path"])
+        self._path = str(params.get("path") or "")
+        if self._path:
+            shown["path"] = self._path
         super().__init__(_game_type(rules.game.engine or self.engine, rules.game, utility), info, shown)
 
     @property
@@ -627,7 +658,7 @@ class BridgeGame(pyspiel.Game):
         return _Observer(self._ctx, iig_obs_type, params)
 
     def __reduce__(self):
-        return (_game_from_rules, (self._ctx.rules,))
+        return (_game_from_rules, (self._ctx.rules, self._path))
 
 
 def _rules_from_params(engine: str, params: dict) -> Rules:
@@ -657,8 +688,8 @@ def _game_class(engine: str) -> type:
     return cls
 
 
-def _game_from_rules(rules: Rules) -> BridgeGame:
-    return _game_class(rules.game.engine)({}, rules)
+def _game_from_rules(rules: Rules, path: str = "") -> BridgeGame:
+    return _game_class(rules.game.engine)({"path": path} if path else {}, rules)
 
 
 _REGISTERED: set[str] = set()

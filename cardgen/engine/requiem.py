@@ -249,6 +249,22 @@ class Rules(core.Rules):
             points += self.all_fallen
         return points
 
+    def max_game_length(self) -> int:
+        """Every turn something is used up for good: at least one enemy arrives (the Slaughter
+        King falls only in the victory, so a regroup always refills a deck), and each arrival
+        is fought (an ally or the enemy dies; a declared defence's prince dies) or draws a city
+        card into the damage area. Cards die at most once each (the Slaughter King never), and
+        the city gives at most its ally cards once, plus once more per covenant (which shuffles
+        the damage back). A turn holds at most one arrival and one damage draw per slot, and for
+        each seat one chosen action (a rescue adds its draw), a "none" per phase and a retreat
+        per slot; the setup is the princes' choice and the deal."""
+        allies = sum(1 for c in self.side if self.side[c] == "ally")
+        cards = len(self.game.cards)
+        turns = (cards - 1) + allies * (1 + len(self.mage_of))
+        phases = 5                      # scouting, retreat, return to the line, sortie, rescue
+        per_turn = 2 * self.slots + self.players * (1 + 1 + phases + self.slots)
+        return self.players + self.dealt_each * self.players + turns * per_turn
+
     def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
         cards = tuple(sorted(set(self.rank)))
         allies = tuple(sorted(c for c in set(self.rank) if self.side[c] == "ally"))
