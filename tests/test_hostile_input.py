@@ -1,0 +1,193 @@
+"""Hostile game folders, second round, on the input side (issue #26): files linked out of the
+folder, spreadsheets, card counts, templates, icons and art that are small on disk and costly
+to read or draw. Each case runs `cardgen` as a user does, a fresh process, under a hard time
+limit and a 1 GB address-space limit, and must end in a one-line `file:...: what; what to do`
+(exit 1) or a safe result, within 10 s, quoting nothing from outside the folder.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cardgen.export import to_csv, to_xlsx
+from cardgen.load import bundled_games_dir, load_game
+
+SECONDS = 10.0
+MEMORY = 1 << 30
+SECRET = "OUTSIDE-SECRET-TEXT-26a"  # in a file beside the game folder: must never show up
+
+
+@dataclass
+class Run:
+    command: str
+    code: int
+    output: str
+    seconds: float
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def cardgen(*args: str | Path, cwd: Path, seconds: float = SECONDS) -> Run:
+    """`cardgen ARGS` in a fresh process, killed past `seconds`, limited to MEMORY of address space;
+    fails the test on a hang, a signal (SIGABRT from a native allocation), or a traceback."""
+    command = "cardgen " + " ".join(map(str, args))
+    started = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "cardgen", *map(str, args)], cwd=cwd, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=seconds,
+                              preexec_fn=_limit_memory, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{command}: still running after {seconds:g} s")
+    run = Run(command, proc.returncode, proc.stdout.decode("utf-8", "replace"), time.monotonic() - started)
+    assert run.code >= 0, f"{command}: killed by signal {-run.code}:\n{run.output[-2000:]}"
+    assert "Traceback" not in run.output, f"{command}: traceback:\n{run.output[-3000:]}"
+    assert run.code in (0, 1, 2), f"{command}: exit {run.code}:\n{run.output[-3000:]}"
+    for marker in (SECRET, "root:x:0:0", "/bin/bash", "daemon:x:"):
+        assert marker not in run.output, f"{command}: text from outside the game folder:\n{run.output}"
+    return run
+
+
+def refused(run: Run, where: str, *words: str) -> None:
+    """Exit 1 with one `error:` line naming `where` (a regex: file and position) and each of `words`."""
+    assert run.code == 1, f"{run.command}: expected exit 1, got {run.code}:\n{run.output[-3000:]}"
+    lines = [line for line in run.output.splitlines() if line.startswith("error:") or "FAIL" in line]
+    assert any(re.search(where, line) for line in lines), f"{run.command}: no message at {where}:\n{run.output[-3000:]}"
+    for word in words:
+        assert word.lower() in run.output.lower(), f"{run.command}: the message does not mention {word!r}:\n{run.output[-3000:]}"
+
+
+@pytest.fixture
+def folder(tmp_path: Path):
+    """A copy of a bundled game in tmp_path/games/<id>, with a secret file beside it."""
+
+    def make(game_id: str = "llll", cards: str = "yaml") -> Path:
+        games = tmp_path / "games"
+        target = games / game_id
+        shutil.copytree(bundled_games_dir() / game_id, target)
+        (games / "secret.yaml").write_text(f"secret: {SECRET}\n", encoding="utf-8")
+        if cards != "yaml":
+            game = load_game(target)
+            (target / "cards.yaml").unlink()
+            if cards == "xlsx":
+                (target / "cards.xlsx").write_bytes(to_xlsx(game))
+            else:
+                (target / "cards.csv").write_text(to_csv(game), encoding="utf-8")
+        return target
+
+    return make
+
+
+def check(game: Path, *extra: str, seconds: float = SECONDS) -> Run:
+    return cardgen("check", game, "--no-simulate", *extra, cwd=game.parent, seconds=seconds)
+
+
+def build(game: Path, *only: str, seconds: float = SECONDS * 3) -> Run:
+    args = [a for o in only for a in ("--only", o)]
+    return cardgen("build", game, "--out", game.parent / "out", *args, cwd=game.parent, seconds=seconds)
+
+
+# --- 1. nothing is read through a link out of the folder --------------------------------------
+
+@pytest.mark.parametrize("name, target", [
+    ("cards.csv", "/etc/passwd"),
+    ("cards.yaml", "../secret.yaml"),
+    ("cards.xlsx", "../secret.yaml"),
+    ("game.yaml", "/etc/passwd"),
+    ("game.yaml", "../secret.yaml"),
+])
+def test_a_file_linked_out_of_the_folder_is_refused_unread(folder, name, target):
+    game = folder("llll")
+    if name != "game.yaml":
+        (game / "cards.yaml").unlink()
+    (game / name).unlink(missing_ok=True)
+    (game / name).symlink_to(target)
+    run = check(game)
+    refused(run, rf"llll/{re.escape(name)}:1:1: ", "outside the game folder")
+    assert len([line for line in run.output.splitlines() if line.strip()]) == 1, run.output
+
+
+def test_a_rulebook_linked_out_of_the_folder_is_not_quoted_by_the_style_check(folder):
+    game = folder("llll")
+    outside = game.parent / "rules.ja.md"
+    outside.write_text("# ルール\n\nｼｰｸﾚｯﾄ\n", encoding="utf-8")  # half-width kana: a style finding quotes it
+    (game / "rules.ja.md").unlink()
+    (game / "rules.ja.md").symlink_to(outside)
+    run = check(game, seconds=60)
+    refused(run, r"llll/rules\.ja\.md:1:1: ", "outside the game folder")
+    assert "ｼｰｸﾚｯﾄ" not in run.output and "シークレット" not in run.output, run.output
+
+
+# --- 2, 3. a workbook is bounded before calamine sees it ---------------------------------------
+
+def _rewrite(path: Path, edit) -> None:
+    """Rewrite an xlsx's parts: `edit(parts)` changes the dict of name -> bytes in place."""
+    with zipfile.ZipFile(path) as source:
+        parts = {info.filename: source.read(info) for info in source.infolist()}
+    edit(parts)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
+        for name, data in parts.items():
+            target.writestr(name, data)
+    path.write_bytes(buffer.getvalue())
+
+
+def _sheet_name(parts: dict[str, bytes]) -> str:
+    (name,) = [n for n in parts if n.startswith("xl/worksheets/")]
+    return name
+
+
+def _far_cell(parts: dict[str, bytes], cell: bytes, quote: bytes = b'"') -> None:
+    sheet = _sheet_name(parts)
+    row = re.sub(rb"[A-Z]", b"", cell)
+    far = b"<row r=Q" + row + b"Q><c r=Q" + cell + b"Q t=QinlineStrQ><is><t>x</t></is></c></row>"
+    parts[sheet] = parts[sheet].replace(b"</sheetData>", far.replace(b"Q", quote) + b"</sheetData>")
+
+
+def _move_sheet(parts: dict[str, bytes]) -> None:
+    """The sheet stored as xl/data/Other.xml, named so in the rels (matched in any case by calamine)."""
+    sheet = _sheet_name(parts)
+    parts["xl/data/Other.xml"] = parts.pop(sheet)
+    inside_xl = sheet.removeprefix("xl/").encode()
+    for rels in ("xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
+        parts[rels] = parts[rels].replace(inside_xl, b"DATA/OTHER.XML")
+
+
+@pytest.mark.parametrize("how", ["single quotes", "sheet stored elsewhere", "both"])
+@pytest.mark.parametrize("cell", [b"XFD1048576", b"GR1000000"])
+def test_a_far_cell_is_refused_however_the_sheet_is_stored(folder, how, cell):
+    game = folder("llll", cards="xlsx")
+
+    def edit(parts):
+        _far_cell(parts, cell, b"'" if how != "sheet stored elsewhere" else b'"')
+        if how != "single quotes":
+            _move_sheet(parts)
+
+    _rewrite(game / "cards.xlsx", edit)
+    assert (game / "cards.xlsx").stat().st_size < 20_000  # small on disk
+    refused(check(game), r"llll/cards\.xlsx:1:1: ", "uses cells up to row")
+
+
+def test_300000_unclosed_cell_tags_are_refused_at_once(folder):
+    game = folder("llll", cards="xlsx")
+
+    def edit(parts):
+        sheet = _sheet_name(parts)
+        parts[sheet] = parts[sheet].replace(b"</sheetData>", b"</sheetData><extLst>" + b"<c " * 300_000)
+
+    _rewrite(game / "cards.xlsx", edit)
+    run = check(game)
+    refused(run, r"llll/cards\.xlsx:1:1: ", "damaged")
+    assert run.seconds < 5, run
