@@ -191,3 +191,36 @@ def test_300000_unclosed_cell_tags_are_refused_at_once(folder):
     run = check(game)
     refused(run, r"llll/cards\.xlsx:1:1: ", "damaged")
     assert run.seconds < 5, run
+
+
+# --- 4. the card limit applies to the sum of the counts, before anything is expanded ------------
+
+def _count_bomb(game: Path, fmt: str, rows: int = 2_000, count: int = 2_000) -> None:
+    """`rows` rows of one type, each with `count` copies: a few KB that would expand to rows x count cards."""
+    (game / "cards.yaml").unlink()
+    header, row = ["type", "name_ja", "name_en", "count"], ["maid", "メイド", "Maid", count]
+    if fmt == "csv":
+        (game / "cards.csv").write_text("\n".join(",".join(map(str, r)) for r in [header] + [row] * rows) + "\n", encoding="utf-8")
+    elif fmt == "xlsx":
+        from openpyxl import Workbook
+
+        workbook = Workbook()
+        sheet = workbook.active
+        sheet.title = "Cards"
+        for r in [header] + [row] * rows:
+            sheet.append(r)
+        workbook.save(game / "cards.xlsx")
+    else:
+        from .test_spreadsheets import cells, ods
+
+        repeated = cells(*row).replace("<table:table-row>", f'<table:table-row table:number-rows-repeated="{rows}">', 1)
+        ods(game / "cards.ods", cells(*header) + repeated)
+
+
+@pytest.mark.parametrize("fmt, where", [("csv", r"cards\.csv:3:4: "), ("xlsx", r"cards\.xlsx:Cards!D3: "),
+                                        ("ods", r"cards\.ods:Cards!D3: ")])
+def test_counts_that_add_up_past_the_card_limit_are_refused_unexpanded(folder, fmt, where):
+    game = folder("llll")
+    _count_bomb(game, fmt)
+    assert (game / f"cards.{fmt}").stat().st_size < 100_000
+    refused(check(game), where, "add up to 4,000 cards", "limit of 2,000")

@@ -431,6 +431,7 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
     type_nodes = []
     total = 0
     position = 0  # cards so far, as cards.yaml numbers them for id_format
+    physical = 0  # the sum of the counts so far: bounded before any row is expanded into its copies
     for type_id, members in groups:
         first, first_cells = members[0]
         name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in NAME_COLUMNS
@@ -450,6 +451,12 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
                     problems.append(Problem(at(number, COUNT_COLUMN), f"count must be a whole number from 1 to {limits.MAX_CARDS:,}, got {raw!r}"))
                     continue
                 count = int(raw)
+            physical += count
+            if physical > limits.MAX_CARDS:
+                where = at(number, COUNT_COLUMN) if COUNT_COLUMN in by_name else table.where(number, 1)
+                problems.append(Problem(where, f"the rows up to here add up to {physical:,} cards, more than the limit of "
+                                               f"{limits.MAX_CARDS:,}; lower the counts or delete rows"))
+                raise DataError(problems)
             own_id = None
             given = _text_of(cell(cells, ID_COLUMN)).strip() if ID_COLUMN in by_name else ""
             automatic = id_format.format(n=position + len(cards) + 1) if id_format else f"{type_id}-{len(cards) + 1}"
