@@ -224,3 +224,55 @@ def test_counts_that_add_up_past_the_card_limit_are_refused_unexpanded(folder, f
     _count_bomb(game, fmt)
     assert (game / f"cards.{fmt}").stat().st_size < 100_000
     refused(check(game), where, "add up to 4,000 cards", "limit of 2,000")
+
+
+# --- 5. every template evaluation is bounded in size and time ----------------------------------
+
+BIG_VALUES = {
+    "center": "''|center(1500000000)|length",
+    "percent": "('%01500000000d' % 1)|length",
+    "replace": "('x' * 1000000)|replace('x', 'xxxx')|length",
+    "format method": "'{:>1500000000}'.format(1)|length",
+    "format filter": "'%1500000000s'|format(1)|length",
+    "string repeat then join": "(['x' * 1000000] * 1000)|join|length",
+    "indent": "('a\\nb' * 300000)|indent(4000)|length",
+    "wordwrap": "('ab ' * 300000)|wordwrap(1, wrapstring='y' * 1000)|length",
+    "concat": "(('x' * 1000000) ~ ('y' * 1000000))|length",
+}
+
+
+@pytest.mark.parametrize("kind", BIG_VALUES)
+def test_a_large_value_in_the_rules_text_is_refused_before_it_is_built(folder, kind):
+    game = folder("llll")
+    rules = game / "rules.en.md"
+    rules.write_text("# Rules\n\n{{ " + BIG_VALUES[kind] + " }}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    refused(check(game, seconds=30), r"llll/rules\.en\.md:3:1: ", "limit of 1,000,000")
+
+
+def _own_layout(game: Path) -> Path:
+    (game / "templates").mkdir()
+    layout = game / "templates" / "layout.yaml"
+    shutil.copyfile(bundled_games_dir().parent / "templates" / game.name / "layout.yaml", layout)
+    return layout
+
+
+@pytest.mark.parametrize("kind", ["percent", "replace", "format method", "center"])
+def test_a_large_value_in_a_layout_var_or_when_is_refused(folder, kind):
+    game = folder("llll")
+    layout = _own_layout(game)
+    text = layout.read_text(encoding="utf-8")
+    for old, new in (("vars:\n", f"vars:\n  big: \"{BIG_VALUES[kind]} > 0\"\n"),
+                     ('when: "lang == \'ja\'"', f'when: "lang == \'ja\' and {BIG_VALUES[kind]} > 0"')):
+        assert old in text
+        layout.write_text(text.replace(old, new, 1), encoding="utf-8")
+        refused(check(game, seconds=30), r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: ", "limit of 1,000,000")
+
+
+def test_a_slow_expression_without_statements_meets_the_deadline(folder):
+    game = folder("llll")
+    rules = game / "rules.en.md"
+    # no {% %}: a filter chain over a million strings, half a minute of CPU or more
+    slow = "{{ (range(10000)|list * 100)|map('string')|map('center', 20)" + "|map('wordwrap', 1)" * 8 + "|list|length }}"
+    rules.write_text("# Rules\n\n" + slow + "\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    run = check(game, seconds=60)
+    refused(run, r"llll/rules\.en\.md:1:1: ", "longer than 10 s")
