@@ -276,3 +276,21 @@ def test_a_slow_expression_without_statements_meets_the_deadline(folder):
     rules.write_text("# Rules\n\n" + slow + "\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
     run = check(game, seconds=60)
     refused(run, r"llll/rules\.en\.md:1:1: ", "longer than 10 s")
+
+
+# --- 6. a control character written as an escape is refused in the rendered text --------------
+
+def test_a_control_character_made_by_an_escape_is_refused_in_the_rendered_rules(folder):
+    game = folder("llll")
+    rules = game / "rules.en.md"
+    rules.write_text("# Rules\n\nBell: {{ 'A\\x07B\\x00C' }}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    for run in (check(game, seconds=30), build(game, "rules")):
+        refused(run, r"llll/rules\.en\.md:3:12: ", "control character U+0007")
+
+
+def test_a_control_character_made_by_an_escape_is_refused_in_card_text(folder):
+    game = folder("llll")
+    layout = _own_layout(game)
+    text = layout.read_text(encoding="utf-8")
+    layout.write_text(text.replace('text: "{{ s.ability }}"', 'text: "{{ s.ability ~ \'\\\\u001b[2J\' }}"', 1), encoding="utf-8")
+    refused(check(game, seconds=30), r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: ", "control character U+001B")

@@ -32,6 +32,7 @@ from markupsafe import Markup
 from ..errors import DataError, Problem
 from ..model import Location
 from . import limits
+from .reader import control_character
 
 
 class TemplateTimeout(Exception):
@@ -402,7 +403,9 @@ def compile_template(source: str, origin: Location, what: str = "template", stri
 def _compiled(source: str, strict: bool) -> jinja2.Template:
     """A compiled template is immutable and compiling is most of a short text's cost (a playtest
     sheet renders the same `{{ n }}` labels on every scratch page): compile each source once."""
-    return environment(strict).from_string(source)
+    template = environment(strict).from_string(source)
+    template._cardgen_source = source  # type: ignore[attr-defined]  # to point at an escape in a message
+    return template
 
 
 def compile_expression(source: str, origin: Location, what: str = "expression", strict: bool = False) -> Callable[..., Any]:
@@ -431,7 +434,27 @@ def render(template: jinja2.Template | str, context: dict[str, Any], origin: Loc
         raise
     except RUNTIME_ERRORS as exc:
         raise DataError([template_problem(exc, origin, what)]) from None
-    return "".join(parts)
+    text = "".join(parts)
+    bad = control_character(text)
+    if bad is not None:  # the source was checked when read; an escape ('\x07') makes one at render time
+        raise DataError([Problem(_escape_at(template, bad.group(), origin),
+                                 f"{what}: the rendered text holds control character U+{ord(bad.group()):04X} "
+                                 f"(written as an escape in a {{{{ }}}} expression?); delete it")])
+    return text
+
+
+def _escape_at(template: jinja2.Template, char: str, origin: Location) -> Location:
+    """Where the source spells `char` as a string escape (\\x07, \\u0007, \\a, \\0 ...), else the origin."""
+    source = getattr(template, "_cardgen_source", None)
+    code = ord(char)
+    named = {0: r"\\0", 7: r"\\a", 8: r"\\b", 11: r"\\v", 12: r"\\f"}
+    pattern = rf"\\x{code:02x}|\\u{code:04x}|\\U{code:08x}|\\0*{code:o}(?![0-7])" + (f"|{named[code]}" if code in named else "")
+    match = re.search(pattern, source, re.I) if source and code < 0x10000 else None
+    if match is None:
+        return origin
+    line = source.count("\n", 0, match.start())
+    column = match.start() - (source.rfind("\n", 0, match.start()) + 1) + 1
+    return Location(origin.path, origin.line + line, column if line else origin.column + column - 1)
 
 
 def evaluate(expression: Callable[..., Any], context: dict[str, Any], origin: Location, what: str = "expression") -> Any:
