@@ -294,3 +294,31 @@ def test_a_control_character_made_by_an_escape_is_refused_in_card_text(folder):
     text = layout.read_text(encoding="utf-8")
     layout.write_text(text.replace('text: "{{ s.ability }}"', 'text: "{{ s.ability ~ \'\\\\u001b[2J\' }}"', 1), encoding="utf-8")
     refused(check(game, seconds=30), r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: ", "control character U+001B")
+
+
+# --- 7. what SVG art and icons cost to draw is bounded, and check sees it -----------------------
+
+def _icon_in_text(game: Path, segments: int, uses: int) -> None:
+    """icons/big.svg, one <path> of `segments` segments, used `uses` times in the first card's ability."""
+    (game / "icons").mkdir()
+    d = "M0 0" + " l1 1 l-1 0" * (segments // 2)
+    (game / "icons" / "big.svg").write_text(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+                                            f'<path d="{d}" fill="black"/></svg>', encoding="utf-8")
+    cards = game / "cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    for old in ('en: "Action > If this ability is used twice in one round, you win the game."',
+                "ja: 行動＞この効果が1ラウンド中に2回使用されたなら、あなたはゲームに勝利する。"):
+        assert old in text
+        text = text.replace(old, old[:4] + '"' + ":big:" * uses + '"', 1)
+    cards.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("segments, uses, words", [
+    (600_000, 60, ("600,00", "more than the limit of 250,000")),  # the issue's case: 3.6 MB, under the file limits
+    (100_000, 60, ("more than the limit of 1,000,000 per face",)),  # each file fine, sixty uses are not
+])
+def test_an_svg_icon_too_costly_to_draw_is_refused_by_check_and_build(folder, segments, uses, words):
+    game = folder("llll")
+    _icon_in_text(game, segments, uses)
+    refused(check(game), r"llll/icons/big\.svg:1:1: ", *words)
+    refused(build(game, "png", seconds=SECONDS), r"llll/icons/big\.svg:1:1: ", *words)

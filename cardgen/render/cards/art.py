@@ -71,6 +71,41 @@ class ArtNote:
 ART_NOTES: ContextVar[list[ArtNote] | None] = ContextVar("ART_NOTES", default=None)
 
 
+# The face being drawn sets a counter here (card.draw_face): the path segments of its SVG art and
+# icons, each use counted, as a rasteriser will redraw them.
+FACE_SEGMENTS: ContextVar[list[int] | None] = ContextVar("FACE_SEGMENTS", default=None)
+
+
+def spend_segments(segments: int, at: Location | None, what: str, uses: int = 1) -> None:
+    """Count `uses` of an SVG drawing of `segments` on the face being drawn; DataError past the limit."""
+    spent = FACE_SEGMENTS.get()
+    if spent is None:
+        return
+    spent[0] += segments * uses
+    if spent[0] > limits.MAX_FACE_SEGMENTS:
+        raise _error(at, f"{what} has {segments:,} path segments; with its other uses this card face draws {spent[0]:,}, "
+                         f"more than the limit of {limits.MAX_FACE_SEGMENTS:,} per face; simplify the SVG (fewer nodes) "
+                         f"or draw it fewer times")
+
+
+_NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def svg_segments(root: Any) -> int:
+    """What an SVG (a parsed tree) costs to draw: the coordinate pairs of its paths and polygons,
+    one per other element; counted on the XML, before the slow conversion."""
+    segments = 0
+    for element in root.iter():
+        segments += 1
+        if not isinstance(element.tag, str):
+            continue
+        for key in ("d", "points"):
+            value = element.get(key)
+            if value:
+                segments += len(_NUMBER.findall(value.encode())) // 2
+    return segments
+
+
 @dataclass(frozen=True)
 class Art:
     """A validated image file: `width` x `height` in pixels (raster) or points (SVG)."""
@@ -80,11 +115,13 @@ class Art:
     width: float
     height: float
     unsupported: tuple[str, ...] = ()  # SVG features the conversion leaves out (see svg_unsupported)
+    segments: int = 1  # what one use costs to draw (svg_segments)
 
 
 class SvgArt(NamedTuple):
     drawing: Any  # a ReportLab Drawing
     unsupported: tuple[str, ...]
+    segments: int  # what one use costs to draw (svg_segments)
 
 
 def _error(at: Location | None, message: str) -> DataError:
@@ -118,8 +155,8 @@ def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -
     if size > most:
         raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {most / 1024 / 1024:g} MB")
     if path.suffix.lower() == ".svg":
-        drawing, unsupported = _svg(path, mtime_ns, size, src, at)
-        return Art(path, "svg", float(drawing.width), float(drawing.height), unsupported)
+        drawing, unsupported, segments = _svg(path, mtime_ns, size, src, at)
+        return Art(path, "svg", float(drawing.width), float(drawing.height), unsupported, segments)
     return Art(path, "raster", *_raster_size(path.read_bytes(), RASTER_SUFFIXES[path.suffix.lower()], src, at))
 
 
@@ -132,7 +169,7 @@ def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) ->
     if len(data) > limits.MAX_FILE_BYTES:
         raise _error(at, f"image '{src}' is larger than {limits.MAX_FILE_BYTES / 1024 / 1024:g} MB")
     root = _parse_svg(data, src, at)
-    return SvgArt(_render_svg(root, path, src, at), svg_unsupported(root))
+    return SvgArt(_render_svg(root, path, src, at), svg_unsupported(root), svg_segments(root))
 
 
 def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
@@ -254,6 +291,10 @@ def _parse_svg(data: bytes, src: str, at: Location | None):
         if etree.QName(element).localname == "style" and (why := _css_problem(element.text or "")):
             raise bad(f"a <style> uses {why}")
     _check_uses(root, bad)
+    segments = svg_segments(root)
+    if segments > limits.MAX_SVG_SEGMENTS:
+        raise _error(at, f"SVG '{src}' has {segments:,} path segments, more than the limit of {limits.MAX_SVG_SEGMENTS:,}; "
+                         f"simplify its paths (fewer nodes)")
     return root
 
 
@@ -352,6 +393,7 @@ def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit
         return
     if art.unsupported and notes is not None and note is not None:
         notes.append(ArtNote(*note, src, "svg-unsupported", 0.0, at, "; ".join(art.unsupported)))
+    spend_segments(art.segments, at, f"image '{src}'")
     dx, dy, dw, dh = placement(fit, anchor, art.width, art.height, x, y, w, h)
     if art.kind == "raster" and notes is not None and note is not None and dw > 0 and dh > 0:
         dpi = min(art.width / (dw / 72), art.height / (dh / 72))
