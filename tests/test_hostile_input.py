@@ -322,3 +322,65 @@ def test_an_svg_icon_too_costly_to_draw_is_refused_by_check_and_build(folder, se
     _icon_in_text(game, segments, uses)
     refused(check(game), r"llll/icons/big\.svg:1:1: ", *words)
     refused(build(game, "png", seconds=SECONDS), r"llll/icons/big\.svg:1:1: ", *words)
+
+
+# --- 8. art is read as the strictest output reads it; no message shows internals ---------------
+
+ART_GAME = Path(__file__).parent / "fixtures" / "art_game"
+
+
+@pytest.fixture
+def art_game(tmp_path: Path) -> Path:
+    target = tmp_path / "games" / "art_game"
+    shutil.copytree(ART_GAME, target)
+    return target
+
+
+def test_a_truncated_jpeg_is_refused_by_check_as_the_print_shop_output_would(art_game):
+    jpeg = art_game / "art" / "blue.jpg"
+    jpeg.write_bytes(jpeg.read_bytes()[: jpeg.stat().st_size // 2])
+    refused(check(art_game), r"art_game/cards\.yaml:10:5: ", "art/blue.jpg", "truncated")
+
+
+def test_a_zero_byte_png_gets_a_readable_message(art_game):
+    (art_game / "art" / "halves.png").write_bytes(b"")
+    run = check(art_game)
+    refused(run, r"art_game/cards\.yaml:3:5: ", "art/halves.png", "empty")
+    assert " object at 0x" not in run.output, run.output
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ('width="100" height="100" viewBox="0 0 100 100"', 'viewBox="0 0 1e-300 1e-300"', ("size", "not usable")),
+    ("<circle ", '<circle stroke="#000" stroke-width="1e300" ', ("1e+300", "keep every number within")),
+])
+def test_an_svg_with_numbers_a_pdf_cannot_write_gets_a_readable_message(art_game, old, new, words):
+    svg = art_game / "art" / "green.svg"
+    text = svg.read_text(encoding="utf-8")
+    assert old in text
+    svg.write_text(text.replace(old, new), encoding="utf-8")
+    run = check(art_game)
+    refused(run, r"art_game/cards\.yaml:17:5: ", "art/green.svg", *words)
+    assert "_rl_accel" not in run.output and "_fp_" not in run.output, run.output
+
+
+def _mark_encrypted(path: Path, member: str) -> None:
+    """Set the 'encrypted' flag of one member in the zip's central directory, as a password-protected
+    workbook has (zipfile itself cannot write encrypted members)."""
+    data = bytearray(path.read_bytes())
+    entry = data.index(b"PK\x01\x02")  # the first central-directory entry
+    while True:
+        name_length = int.from_bytes(data[entry + 28: entry + 30], "little")
+        extra = int.from_bytes(data[entry + 30: entry + 32], "little") + int.from_bytes(data[entry + 32: entry + 34], "little")
+        if bytes(data[entry + 46: entry + 46 + name_length]) == member.encode():
+            data[entry + 8] |= 0x1
+            path.write_bytes(bytes(data))
+            return
+        entry += 46 + name_length + extra
+
+
+def test_an_encrypted_workbook_part_gets_a_readable_message(folder):
+    game = folder("llll", cards="xlsx")
+    _mark_encrypted(game / "cards.xlsx", "docProps/app.xml")
+    run = check(game)
+    refused(run, r"llll/cards\.xlsx:1:1: ", "password")
+    assert "ZipInfo" not in run.output, run.output

@@ -51,6 +51,8 @@ ANCHORS: dict[str, tuple[float, float]] = {
 RASTER_SUFFIXES = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 PRINT_DPI = 300  # below this an image looks soft in print: check warns
 MAX_SVG_ELEMENTS = 20_000
+MIN_SVG_SIZE = 0.01  # points: a smaller drawing scaled to a box overflows the PDF's numbers
+MAX_SVG_NUMBER = 1e9  # any coordinate, width or size in a converted SVG
 
 
 @dataclass(frozen=True)
@@ -174,8 +176,10 @@ def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) ->
 
 def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
     """Pixel size of a PNG or JPEG, read from its header and verified, before anything is decoded."""
-    from PIL import Image
+    from PIL import Image, UnidentifiedImageError
 
+    if not data:
+        raise _error(at, f"image '{src}' is an empty file (0 bytes); save it again as PNG or JPEG")
     try:
         with Image.open(io.BytesIO(data)) as image:
             if image.format != expected:
@@ -184,8 +188,14 @@ def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> t
             if width * height > limits.MAX_IMAGE_PIXELS:
                 raise _error(at, f"image '{src}' is {width} x {height} px; use at most {limits.MAX_IMAGE_PIXELS:,} pixels")
             image.verify()
+        # verify() does not decode a JPEG; the print-shop output (CMYK) decodes every pixel, so
+        # decode them here, so that check refuses a truncated file as the strictest output would
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
     except DataError:
         raise
+    except UnidentifiedImageError:  # its message names an internal buffer object
+        raise _error(at, f"image '{src}' is not a PNG or JPEG image (no image format recognised); save it again as PNG or JPEG") from None
     except Exception as exc:  # Pillow raises many types for a broken file, DecompressionBombError among them
         raise _error(at, f"image '{src}' cannot be read ({type(exc).__name__}: {exc}); save it again as PNG or JPEG") from None
     if width <= 0 or height <= 0:
@@ -309,9 +319,27 @@ def _render_svg(root, path: Path, src: str, at: Location | None):
     except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
         raise bad(f"it cannot be converted ({type(exc).__name__}: {exc})") from None
     width, height = float(getattr(drawing, "width", 0) or 0), float(getattr(drawing, "height", 0) or 0)
-    if not (math.isfinite(width) and math.isfinite(height)) or width <= 0 or height <= 0 or max(width, height) > 1e5:
-        raise bad(f"its size {width:g} x {height:g} is not usable (give width/height or a viewBox)")
+    if not (math.isfinite(width) and math.isfinite(height)) or min(width, height) < MIN_SVG_SIZE or max(width, height) > 1e5:
+        raise bad(f"its size {width:g} x {height:g} is not usable (give width/height or a viewBox from {MIN_SVG_SIZE:g} to 100000)")
+    number = _out_of_range(drawing)
+    if number is not None:
+        raise bad(f"it uses the number {number:g} (a coordinate, width or size); keep every number within "
+                  f"±{MAX_SVG_NUMBER:g}")
     return drawing
+
+
+def _out_of_range(drawing: Any) -> float | None:
+    """The first number of a converted SVG that a PDF cannot write (ReportLab refuses about 1e20 and up)."""
+    stack = [drawing]
+    while stack:
+        node = stack.pop()
+        stack.extend(getattr(node, "contents", None) or ())
+        properties = node.getProperties(recur=0) if hasattr(node, "getProperties") else {}
+        for value in properties.values():
+            for item in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(item, (int, float)) and not isinstance(item, bool) and not abs(item) <= MAX_SVG_NUMBER:
+                    return float(item)
+    return None
 
 
 # What svglib leaves out, and what that does to the print: each (pattern over attribute values
