@@ -238,6 +238,9 @@ BIG_VALUES = {
     "indent": "('a\\nb' * 300000)|indent(4000)|length",
     "wordwrap": "('ab ' * 300000)|wordwrap(1, wrapstring='y' * 1000)|length",
     "concat": "(('x' * 1000000) ~ ('y' * 1000000))|length",
+    "nested repetition": "(([('x' * 1000)] * 1000) * 1000)|string|length",
+    "a filter mapped over a range": "range(10000)|map('center', 999999)|list|length",
+    "a set block in a loop": "{% set s %}{% for i in range(10000) %}{{ 'x' * 999999 }}{% endfor %}{% endset %}{{ s|length }}",
 }
 
 
@@ -245,8 +248,10 @@ BIG_VALUES = {
 def test_a_large_value_in_the_rules_text_is_refused_before_it_is_built(folder, kind):
     game = folder("llll")
     rules = game / "rules.en.md"
-    rules.write_text("# Rules\n\n{{ " + BIG_VALUES[kind] + " }}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
-    refused(check(game, seconds=30), r"llll/rules\.en\.md:3:1: ", "limit of 1,000,000")
+    value = BIG_VALUES[kind]
+    snippet = value if value.startswith("{%") else "{{ " + value + " }}"
+    rules.write_text("# Rules\n\n" + snippet + "\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    refused(check(game, seconds=30), r"llll/rules\.en\.md:3:1: ", "characters", "limit")
 
 
 def _own_layout(game: Path) -> Path:
@@ -265,7 +270,7 @@ def test_a_large_value_in_a_layout_var_or_when_is_refused(folder, kind):
                      ('when: "lang == \'ja\'"', f'when: "lang == \'ja\' and {BIG_VALUES[kind]} > 0"')):
         assert old in text
         layout.write_text(text.replace(old, new, 1), encoding="utf-8")
-        refused(check(game, seconds=30), r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: ", "limit of 1,000,000")
+        refused(check(game, seconds=30), r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: ", "characters", "limit")
 
 
 def test_a_slow_expression_without_statements_meets_the_deadline(folder):

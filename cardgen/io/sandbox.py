@@ -20,6 +20,7 @@ import operator
 import re
 import signal
 import threading
+from contextvars import ContextVar
 from typing import Any, Callable, Iterator
 
 import jinja2
@@ -51,10 +52,55 @@ def _range(*args: int) -> range:
 _MAX_INT_BITS = 100_000  # a whole number of ~30,000 digits: far beyond any game's arithmetic
 
 
+# What one render or expression has built so far, in characters (set by `render` and `evaluate`):
+# each value is capped, and so is their sum, so a loop, a macro or a {% set %} block that builds
+# one capped value after another stops too.
+_BUILT: ContextVar[list[int] | None] = ContextVar("cardgen_template_built", default=None)
+MAX_BUILT = 20 * limits.MAX_TEMPLATE_OUTPUT
+
+
 def _bound(size: int, what: str) -> None:
+    """Refuse a value of `size` characters before it is built, alone or with what the render built so far."""
     if size > limits.MAX_TEMPLATE_OUTPUT:
         raise SecurityError(f"{what} would make a value of {size:,} characters, more than the limit of "
                             f"{limits.MAX_TEMPLATE_OUTPUT:,}")
+    built = _BUILT.get()
+    if built is not None:
+        built[0] += size
+        if built[0] > MAX_BUILT:
+            raise SecurityError(f"the template builds more than {MAX_BUILT:,} characters in all, the limit "
+                                f"(in loops, blocks or macros)")
+
+
+def _weight(value: Any, limit: int = limits.MAX_TEMPLATE_OUTPUT) -> int:
+    """About how many characters `value` prints as, lists inside lists included, without printing it;
+    counting stops past `limit`."""
+    total = 0
+    stack = [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, bool) or item is None:
+            total += 5
+        elif isinstance(item, int):
+            total += item.bit_length() * 30103 // 100_000 + 2  # its decimal digits
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += 2 + 2 * len(item)
+            stack.extend(item)
+        elif isinstance(item, dict):
+            total += 2 + 4 * len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        else:
+            total += 24
+    return total
+
+
+def _finalize(value: Any) -> Any:
+    """Every {{ value }} passes here before it is printed (into the output or a block's buffer)."""
+    _bound(_weight(value), "a {{ }} value")
+    return value
 
 
 def _width(number: str) -> int:
@@ -63,11 +109,13 @@ def _width(number: str) -> int:
 
 
 def _sized_total(items: list[Any], what: str, extra: int = 0) -> None:
-    """Bound the joined length of `items` (their str()), stopping as soon as it is over."""
+    """Bound the joined length of `items` (as printed), stopping as soon as it is over."""
     total = extra
     for item in items:
-        total += len(item) if isinstance(item, str) else len(str(item))
-        _bound(total, what)
+        total += _weight(item)
+        if total > limits.MAX_TEMPLATE_OUTPUT:
+            break
+    _bound(total, what)
 
 
 # `%` conversions: flags, width (or *), precision (or *)
@@ -199,22 +247,22 @@ class _Sandbox(ImmutableSandboxedEnvironment):
             if isinstance(left, int) and isinstance(right, int) and left.bit_length() * max(right, 0) > _MAX_INT_BITS:
                 raise SecurityError(f"a number of more than {_MAX_INT_BITS:,} bits is not allowed in a template")
             return operator.pow(left, right)
-        result_len = None
         if op == "*":
             if isinstance(left, int) and isinstance(right, int) and left.bit_length() + right.bit_length() > _MAX_INT_BITS:
                 raise SecurityError(f"a number of more than {_MAX_INT_BITS:,} bits is not allowed in a template")
             for seq, count in ((left, right), (right, left)):
-                if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
-                    result_len = len(seq) * max(count, 0)
+                if isinstance(seq, (str, list, tuple)) and isinstance(count, int) and not isinstance(count, bool):
+                    # by what it prints as: [[1] * 1000000] * 1000000 is a short list of a long one
+                    _bound(max(len(seq), _weight(seq)) * max(count, 0), "repetition")
         elif op == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-            result_len = len(left) + len(right)
-        if result_len is not None and result_len > limits.MAX_TEMPLATE_OUTPUT:
-            raise SecurityError(f"a value of {result_len:,} items is more than the limit of {limits.MAX_TEMPLATE_OUTPUT:,}")
+            _bound(_weight(left) + _weight(right), "+")
         return operator.mul(left, right) if op == "*" else operator.add(left, right)
 
-    def concat(self, parts: tuple[Any, ...]) -> str:
-        """`a ~ b ~ c`, bounded (the compiled template calls this instead of Jinja's str_join)."""
-        _sized_total(list(parts), "~")
+    def concat(self, parts: Any) -> str:
+        """`a ~ b ~ c` (the compiled template calls this instead of Jinja's str_join), and the output
+        of a {% set %} block, a macro or a {% filter %} block (Jinja's `environment.concat`): bounded."""
+        parts = list(parts)
+        _sized_total(parts, "~")
         return "".join(map(str, parts))
 
 
@@ -305,6 +353,7 @@ _BOUNDED_FILTERS = {"center": _center, "indent": _indent, "wordwrap": _wordwrap,
 
 def _make(strict: bool) -> jinja2.Environment:
     env = _Sandbox(
+        finalize=_finalize,
         undefined=jinja2.StrictUndefined if strict else jinja2.Undefined,
         autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
     )
@@ -423,6 +472,7 @@ def render(template: jinja2.Template | str, context: dict[str, Any], origin: Loc
         template = compile_template(template, origin, what, strict)
     parts: list[str] = []
     size = 0
+    built = _BUILT.set([0])
     try:  # every render has the deadline: an expression alone can be slow (a filter chain over 10,000 items)
         with deadline():
             for chunk in template.generate(context):
@@ -434,6 +484,8 @@ def render(template: jinja2.Template | str, context: dict[str, Any], origin: Loc
         raise
     except RUNTIME_ERRORS as exc:
         raise DataError([template_problem(exc, origin, what)]) from None
+    finally:
+        _BUILT.reset(built)
     text = "".join(parts)
     bad = control_character(text)
     if bad is not None:  # the source was checked when read; an escape ('\x07') makes one at render time
@@ -459,6 +511,7 @@ def _escape_at(template: jinja2.Template, char: str, origin: Location) -> Locati
 
 def evaluate(expression: Callable[..., Any], context: dict[str, Any], origin: Location, what: str = "expression") -> Any:
     """Evaluate a compiled expression with the same error handling as `render`."""
+    built = _BUILT.set([0])
     try:
         with deadline():
             return expression(**context)
@@ -466,3 +519,5 @@ def evaluate(expression: Callable[..., Any], context: dict[str, Any], origin: Lo
         raise
     except RUNTIME_ERRORS as exc:
         raise DataError([template_problem(exc, origin, what)]) from None
+    finally:
+        _BUILT.reset(built)
