@@ -769,6 +769,9 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
             if marker in text:
                 add("leak", step.command, text, f"outside text {marker!r} in the output")
                 break
+        internal = _INTERNALS.search(text)
+        if internal:
+            add("unreadable", step.command, text, f"a message shows internals: {_normalise(internal.group())}")
     if timed_out:  # the result file holds the steps that finished: the next one hung
         hung = "build" if steps and steps[-1].exit_code == 0 else "check"
         where = exception_signature(stray) if _FRAME.search(stray) else "no stack"
@@ -789,6 +792,10 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
         if leaked:
             add("leak", "build", f"outputs contain {leaked}", "outside text in the outputs")
     return found
+
+
+# What a message must never show a user: Python object reprs, C source positions, zipfile's reprs.
+_INTERNALS = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>|<ZipInfo filename=|\bsrc/\w+\.c:\d+|_fp_str")
 
 
 def _stack_head(stray: str) -> str:

@@ -68,4 +68,4 @@ def test_fuzz_game_folders_fresh_processes():
 def test_fuzz_spreadsheets_svg_images_fonts_ci():
     """A seeded sample of the art fixture's cases, most of which mutate a spreadsheet, an SVG, an
     image or a font (tests/fuzz_surfaces.py)."""
-    _run(16, start=500_000, games=("art_game",))
+    _run(40, start=500_000, games=("art_game",))
