@@ -134,7 +134,7 @@ def _percent(fmt: str, args: Any) -> None:
     if star:  # `%*d`: the widths are arguments
         values = args if isinstance(args, tuple) else (args,)
         size += sum(abs(v) for v in values if isinstance(v, int) and not isinstance(v, bool))
-    _bound(size, "a % format")
+    _bound(size + _weight(args), "a % format")  # and what the arguments print as ('%s%s' % (big, big))
 
 
 _FORMAT_NUMBERS = re.compile(r"\d+")
