@@ -23,7 +23,10 @@ an image printed below 300 dpi.
 Game files are hostile input: a path leaving the game folder is refused; a raster image must
 really be a PNG or JPEG, at most limits.MAX_ART_BYTES and limits.MAX_IMAGE_PIXELS; an SVG must
 parse as XML without a DOCTYPE or entities, reference nothing outside itself (no external or
-data: hrefs, no CSS url() or @import) and have at most MAX_SVG_ELEMENTS elements.
+data: hrefs, no CSS url() or @import), have at most MAX_SVG_ELEMENTS elements and
+limits.MAX_SVG_SEGMENTS path segments, and keep its numbers within what a PDF can write. One card
+face draws at most limits.MAX_FACE_SEGMENTS segments of SVG art and icons, every use counted (a
+form is stored once in a PDF, but a rasteriser redraws it at each use).
 """
 
 from __future__ import annotations
