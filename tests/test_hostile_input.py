@@ -273,14 +273,22 @@ def test_a_large_value_in_a_layout_var_or_when_is_refused(folder, kind):
         refused(check(game, seconds=30), r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: ", "characters", "limit")
 
 
-def test_a_slow_expression_without_statements_meets_the_deadline(folder):
+# no {% %}: 150 filters over 100,000 numbers, builds nothing, runs for a minute or more
+SLOW = "(range(10000)|list * 10)" + "|map('int')" * 150 + "|list|length"
+
+
+@pytest.mark.parametrize("where", ["rules text", "layout vars"])
+def test_a_slow_expression_without_statements_meets_the_deadline(folder, where):
     game = folder("llll")
-    rules = game / "rules.en.md"
-    # no {% %}: 150 filters over 100,000 numbers, builds nothing, runs for a minute or more
-    slow = "{{ (range(10000)|list * 10)" + "|map('int')" * 150 + "|list|length }}"
-    rules.write_text("# Rules\n\n" + slow + "\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
-    run = check(game, seconds=60)
-    refused(run, r"llll/rules\.en\.md:1:1: ", "longer than 10 s")
+    if where == "rules text":
+        rules = game / "rules.en.md"
+        rules.write_text("# Rules\n\n{{ " + SLOW + " }}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+        expected = r"llll/rules\.en\.md:1:1: "
+    else:
+        layout = _own_layout(game)
+        layout.write_text(layout.read_text(encoding="utf-8").replace("vars:\n", f'vars:\n  slow: "{SLOW} > 0"\n', 1), encoding="utf-8")
+        expected = r"llll/templates/layout\.yaml:[0-9]+:[0-9]+: "
+    refused(check(game, seconds=60), expected, "longer than 10 s")
 
 
 # --- 6. a control character written as an escape is refused in the rendered text --------------
