@@ -19,7 +19,7 @@ import yaml
 from . import sizes
 from .errors import DataError
 from .io import limits
-from .io.paths import package_root, portable_name_problem
+from .io.paths import folder_file, package_root, portable_name_problem
 from .io.reader import SchemaReader, display_path
 from .io.spreadsheet import card_list_path, read_cards
 from .model import (
@@ -66,7 +66,7 @@ def load_game(spec: str | Path) -> Game:
     """Load and validate a game by bundled id or folder path; raise DataError listing every problem."""
     root = resolve_game_path(str(spec))
     reader = SchemaReader()
-    game_node = reader.read(root / "game.yaml")
+    game_node = reader.read(folder_file(root, "game.yaml"))
     cards_path, cards_node = read_card_list(reader, root, game_node)
     reader.raise_if_any()
     game = _build_game(reader, root, game_node, cards_node, cards_path)

@@ -226,8 +226,9 @@ def _string_scalars(root: yaml.Node | None) -> Iterator[tuple[yaml.ScalarNode, b
 
 def style_files(game: Game) -> list[Path]:
     """The files of `game` whose text is printed: its data, rules and (own or bundled) templates."""
-    files = [game.root / name for name in (*STYLE_FILES, "rules.ja.md", "rules.en.md")]
-    files = [f for f in files if f.is_file()]
+    # a file linked out of the folder is refused by the check that reads it; never quote it here
+    files = [f for name in (*STYLE_FILES, "rules.ja.md", "rules.en.md")
+             for f in [paths.inside(game.root, name)] if f is not None and f.is_file()]
     for name in TEMPLATE_FILES:
         found = paths.game_template(game, name)
         if found is not None:

@@ -37,9 +37,17 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+try:  # tests.fuzzing under pytest; plain `fuzzing` for benchmarks/fuzz_game_folders.py
+    from . import fuzz_surfaces
+except ImportError:
+    import fuzz_surfaces  # type: ignore[no-redef]
+
 REPO = Path(__file__).resolve().parent.parent
-GAMES = ("llll", "requiem", "alice", "ohanatsumi")
-GAME_FILES = ("game.yaml", "cards.yaml", "mapping.yaml", "rules.ja.md", "rules.en.md")
+GAMES = ("llll", "requiem", "alice", "ohanatsumi", "art_game")
+# art_game (images, inline icons, a layout of its own) is the fixture of the art tests
+SOURCES = {"art_game": REPO / "tests" / "fixtures" / "art_game"}
+GAME_FILES = ("game.yaml", "cards.yaml", "cards.csv", "mapping.yaml", "rules.ja.md", "rules.en.md")
+SURFACE_SHARE = 0.4  # cases that also mutate a spreadsheet, SVG, image or font (tests/fuzz_surfaces.py)
 TEMPLATE_FILES = ("layout.yaml", "playtest.yaml", "report.yaml")
 CANARY = "CANARY"
 FAST_OUTPUTS = ("sheets", "shop", "rules", "standard", "playtest")
@@ -410,11 +418,11 @@ def make_case(game: str, seed: int | None, dest: Path) -> tuple[Case, Path]:
     rng = random.Random(f"{game}:{seed}")
     case = Case(game, seed if seed is not None else -1)
     folder = dest / game
-    shutil.copytree(REPO / "card_data" / game, folder)
+    shutil.copytree(SOURCES.get(game, REPO / "card_data" / game), folder)
     if seed is None:
         return case, folder
     files = list(GAME_FILES)
-    if rng.random() < 0.4:
+    if rng.random() < 0.4 and not (folder / "templates").exists():
         (folder / "templates").mkdir()
         for name in TEMPLATE_FILES:
             source = REPO / "templates" / game / name
@@ -422,6 +430,11 @@ def make_case(game: str, seed: int | None, dest: Path) -> tuple[Case, Path]:
                 shutil.copyfile(source, folder / "templates" / name)
                 files.append(f"templates/{name}")
         case.mutations.append("copied templates/")
+    if (folder / "templates" / "layout.yaml").exists() and "templates/layout.yaml" not in files:
+        files.append("templates/layout.yaml")
+    if rng.random() < (2 * SURFACE_SHARE if game in SOURCES else SURFACE_SHARE):  # on the pristine files, which it may read
+        case.mutations.append(fuzz_surfaces.mutate(rng, folder))
+    files = [name for name in files if (folder / name).exists()]
     for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
         name = rng.choice(files)
         path = folder / name
@@ -756,6 +769,9 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
             if marker in text:
                 add("leak", step.command, text, f"outside text {marker!r} in the output")
                 break
+        internal = _INTERNALS.search(text)
+        if internal:
+            add("unreadable", step.command, text, f"a message shows internals: {_normalise(internal.group())}")
     if timed_out:  # the result file holds the steps that finished: the next one hung
         hung = "build" if steps and steps[-1].exit_code == 0 else "check"
         where = exception_signature(stray) if _FRAME.search(stray) else "no stack"
@@ -776,6 +792,10 @@ def judge(case: Case, steps: list[Step], timed_out: bool, stray: str, before: di
         if leaked:
             add("leak", "build", f"outputs contain {leaked}", "outside text in the outputs")
     return found
+
+
+# What a message must never show a user: Python object reprs, C source positions, zipfile's reprs.
+_INTERNALS = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>|<ZipInfo filename=|\bsrc/\w+\.c:\d+|_fp_str")
 
 
 def _stack_head(stray: str) -> str:

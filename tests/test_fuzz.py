@@ -20,8 +20,8 @@ CI_CASES = int(os.environ.get("CARDGEN_FUZZ_CASES", "64"))
 WORKERS = min(2, os.cpu_count() or 1)
 
 
-def _run(count: int, start: int = 0, slow: bool = False, mode: str = "fork") -> None:
-    findings, stats = fuzzing.run_many(fuzzing.cases(count, start), WORKERS, slow=slow, mode=mode)
+def _run(count: int, start: int = 0, slow: bool = False, mode: str = "fork", games: tuple[str, ...] = fuzzing.GAMES) -> None:
+    findings, stats = fuzzing.run_many(fuzzing.cases(count, start, games), WORKERS, slow=slow, mode=mode)
     assert stats["cases"] == count
     if findings:
         cases = len({f.case for f in findings})
@@ -63,3 +63,9 @@ def test_fuzz_game_folders_png_tts():
 @pytest.mark.slow
 def test_fuzz_game_folders_fresh_processes():
     _run(200, start=300_000, mode="subprocess")
+
+
+def test_fuzz_spreadsheets_svg_images_fonts_ci():
+    """A seeded sample of the art fixture's cases, most of which mutate a spreadsheet, an SVG, an
+    image or a font (tests/fuzz_surfaces.py)."""
+    _run(40, start=500_000, games=("art_game",))

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from ..errors import CardgenError
+from ..io.paths import folder_file
 from ..io.reader import SchemaReader
 from ..load import resolve_game_path
 from ..model import Game
@@ -245,7 +246,7 @@ class GameSource:
     def __init__(self, spec: str | Path):
         self.root = resolve_game_path(str(spec))
         reader = SchemaReader()
-        self._game_node = reader.read(self.root / "game.yaml")
+        self._game_node = reader.read(folder_file(self.root, "game.yaml"))
         from .. import load
 
         self._cards_file, self._cards_node = load.read_card_list(reader, self.root, self._game_node)

@@ -24,6 +24,10 @@ MAX_CARD_MM = 300.0  # a card's width or height (tarot is 120 mm)
 MAX_IMAGE_PIXELS = 40_000_000  # one raster image drawn or written (a 10x7 TTS sheet is ~8.5 Mpx)
 MAX_FONT_BYTES = 32 * 1024 * 1024  # one font file of a game folder; IPAex Gothic is 6 MB, a full CJK font 20 MB
 MAX_ART_BYTES = 32 * 1024 * 1024  # one art or icon file (PNG, JPEG, SVG); full-bleed 600 dpi art is ~10 MB
+MAX_SVG_SEGMENTS = 250_000  # path segments (coordinate pairs) of one SVG art or icon file: converting one
+# costs about 10 s per million, and a detailed traced illustration has some tens of thousands
+MAX_FACE_SEGMENTS = 1_000_000  # path segments of the SVG art and icons one card face draws, each use counted:
+# a rasteriser (the PNG and TTS outputs) redraws a form at every use; the bundled faces draw a few hundred
 # Templates
 MAX_TEMPLATE_OUTPUT = 1_000_000  # characters one template may produce
 MAX_TEMPLATE_RANGE = 10_000  # range() inside a template

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import DataError, Problem
 from ..model import Game, Location
 from . import limits
+from .reader import display_path
 
 GAME_TEMPLATES = "templates"  # a game's own templates live in <game folder>/templates/
 
@@ -120,4 +121,15 @@ def game_file(game: Game, name: str, at: Location | None = None, what: str = "fi
     found = inside(game.root, name)
     if found is None:
         raise refuse(name, at, what)
+    return found
+
+
+def folder_file(root: Path, name: str) -> Path:
+    """`root/name`, a file cardgen itself names (game.yaml, cards.csv, rules.en.md); DataError at
+    that file, quoting nothing of it, when it resolves outside the folder through a symbolic link."""
+    found = inside(root, name)
+    if found is None:
+        raise DataError([Problem(Location(display_path(root / name), 1, 1),
+                                 f"{name} resolves outside the game folder (a symbolic link?); "
+                                 f"replace it with a file in the folder")])
     return found

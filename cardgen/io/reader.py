@@ -31,6 +31,11 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
+def control_character(text: str) -> re.Match[str] | None:
+    """The first character of `text` that no file or rendered text of a game may hold, or None."""
+    return _CONTROL.search(text)
+
+
 def display_path(path: Path | str) -> str:
     """The path as a user should see it in a message: relative to the current folder if it can be."""
     try:

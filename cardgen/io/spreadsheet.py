@@ -31,6 +31,7 @@ from ..errors import DataError, Problem
 from ..langs import LANGUAGES
 from ..model import FieldSpec, Location
 from . import limits
+from .paths import folder_file
 from .reader import display_path, read_text
 
 CARD_LISTS = ("cards.yaml", "cards.csv", "cards.xlsx", "cards.ods")
@@ -53,7 +54,7 @@ _TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
 
 def card_list_path(root: Path) -> Path:
     """The game's one card list: cards.yaml, .csv, .xlsx or .ods; DataError for none or several."""
-    found = [root / name for name in CARD_LISTS if (root / name).exists()]
+    found = [root / name for name in CARD_LISTS if (root / name).exists() or (root / name).is_symlink()]
     if not found:
         raise DataError([Problem(Location(display_path(root / "cards.yaml"), 1, 1),
                                  "file is missing; create cards.yaml (or keep the cards in cards.csv, cards.xlsx or cards.ods)")])
@@ -61,7 +62,7 @@ def card_list_path(root: Path) -> Path:
         names = " and ".join(p.name for p in found)
         raise DataError([Problem(Location(display_path(found[1]), 1, 1),
                                  f"the game has two card lists ({names}); keep exactly one and delete or rename the other")])
-    return found[0]
+    return folder_file(root, found[0].name)
 
 
 # --- where a cell is ------------------------------------------------------------------------------
@@ -127,17 +128,15 @@ def _bound_rows(count: int, at: Location) -> None:
         raise DataError([Problem(at, f"the sheet has more than {limits.MAX_SHEET_ROWS:,} rows, the limit; one row per card type or card is enough")])
 
 
-_XLSX_CELL = re.compile(rb'<(?:\w+:)?c\b[^>]*?\sr="([A-Z]{1,3})([0-9]{1,9})"')
-_XLSX_ROW = re.compile(rb'<(?:\w+:)?row\b[^>]*?\sr="([0-9]{1,9})"')
-_XLSX_ROW_BODY = re.compile(rb'<(?:\w+:)?row\b.*?</(?:\w+:)?row>', re.S)
-_XLSX_ANY_CELL = re.compile(rb'<(?:\w+:)?c[\s/>]')
-
-
 def _check_workbook_extent(path: Path, shown: str) -> None:
     """Refuse, before calamine unpacks it, a workbook that unpacks too large or spreads its cells too far.
 
     calamine holds a sheet as a dense grid from its first to its last used cell, so one value at
-    row 1,000,000 would cost a million rows of memory; this scan reads at most MAX_UNPACKED_BYTES.
+    row 1,000,000 would cost a million rows of memory. calamine finds a sheet through the
+    workbook's relationships, matching part names loosely (any case, either slash), so rather
+    than guess which part it will read, every part that holds sheet data is scanned, with an XML
+    parser (attributes quoted either way, as XML allows), in one linear pass that stops at the
+    first cell beyond the limits; at most MAX_UNPACKED_BYTES are unpacked in all.
     """
     import zipfile
 
@@ -152,10 +151,11 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
         if len(members) > 1_000:
             raise DataError([Problem(at, f"the workbook holds {len(members):,} parts; save it again from the spreadsheet program")])
         budget = limits.MAX_UNPACKED_BYTES
+        too_big = DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
+                                         f"keep only the card list in it")])
         for member in members:
-            is_sheet = member.filename.startswith("xl/worksheets/") or member.filename == "content.xml"
-            too_big = DataError([Problem(at, f"the workbook unpacks to more than {limits.MAX_UNPACKED_BYTES:,} bytes, the limit; "
-                                             f"keep only the card list in it")])
+            if member.flag_bits & 0x1:  # zipfile would say "File <ZipInfo ...> is encrypted"
+                raise DataError([Problem(at, "the workbook is protected with a password; save it again without one")])
             if member.file_size > budget:
                 raise too_big
             try:  # every part is unpacked here, bounded, as a part's declared size may lie
@@ -166,27 +166,86 @@ def _check_workbook_extent(path: Path, shown: str) -> None:
             if len(data) > budget:
                 raise too_big
             budget -= len(data)
-            if not is_sheet:
+            if _holds(data, b"sheetData"):
+                rows, columns = _xlsx_extent(data, at)
+            elif _holds(data, b"table-row"):
+                rows, columns = _ods_extent(data, at)
+            else:
                 continue
-            rows, columns = _xlsx_extent(data) if member.filename != "content.xml" else _ods_extent(data, at)
             if rows > limits.MAX_SHEET_ROWS or columns > limits.MAX_SHEET_COLUMNS:
                 raise DataError([Problem(at, f"a sheet uses cells up to row {rows:,}, column {columns:,}; the limit is "
                                              f"{limits.MAX_SHEET_ROWS:,} rows and {limits.MAX_SHEET_COLUMNS} columns: "
                                              f"delete what lies beyond the card list")])
 
 
-def _xlsx_extent(data: bytes) -> tuple[int, int]:
-    """The last row and column a sheet's cells reach: by their `r` references, and (cells may
-    omit them and follow each other) by the number of cells in a row."""
-    rows = max((int(m.group(1)) for m in _XLSX_ROW.finditer(data)), default=0)
-    columns = max((len(_XLSX_ANY_CELL.findall(m.group())) for m in _XLSX_ROW_BODY.finditer(data)), default=0)
-    for m in _XLSX_CELL.finditer(data):
-        rows = max(rows, int(m.group(2)))
-        number = 0
-        for letter in m.group(1):
-            number = number * 26 + letter - ord("A") + 1
-        columns = max(columns, number)
+def _holds(data: bytes, word: bytes) -> bool:
+    """Whether an XML part names `word`, in UTF-8 or UTF-16 (either byte order)."""
+    return word in data or word.decode().encode("utf-16-le") in data
+
+
+_CELL_REF = re.compile(r"^\$?([A-Za-z]{1,7})\$?([0-9]{1,12})$")
+_ROW_REF = re.compile(r"^[0-9]{1,12}$")
+
+
+def _local(name: str) -> str:
+    return name.rsplit("}", 1)[-1]
+
+
+def _xlsx_extent(data: bytes, at: Location) -> tuple[int, int]:
+    """The last row and column a sheet part's cells reach, as calamine counts them: a cell's `r`
+    (`C7`), else one past the previous cell of its row, in the row of its `<row r=>` (else one
+    past the previous row). Stops at the first cell beyond the limits."""
+    from xml.etree import ElementTree
+
+    rows = columns = 0
+    row = column = 0
+    depth_in_data = 0  # >0 inside a <sheetData>
+    try:
+        for event, element in ElementTree.iterparse(io.BytesIO(data), events=("start", "end")):
+            name = _local(element.tag)
+            if event == "end":
+                if name == "sheetData":
+                    depth_in_data -= 1
+                if name in ("row", "sheetData"):
+                    element.clear()  # keep memory flat however many rows
+                continue
+            if name == "sheetData":
+                depth_in_data += 1
+                row = 0
+            elif not depth_in_data:
+                continue
+            elif name == "row":
+                ref = element.get("r")
+                if ref is None:
+                    row += 1
+                elif _ROW_REF.match(ref):
+                    row = int(ref)
+                else:
+                    raise _bad_reference(at, "row", ref)
+                column = 0
+            elif name == "c":
+                ref = element.get("r")
+                if ref is None:
+                    column += 1
+                else:
+                    match = _CELL_REF.match(ref)
+                    if match is None:
+                        raise _bad_reference(at, "cell", ref)
+                    column = 0
+                    for letter in match.group(1).upper():
+                        column = column * 26 + ord(letter) - ord("A") + 1
+                    row = max(row, int(match.group(2)))
+                rows, columns = max(rows, row), max(columns, column)
+                if rows > limits.MAX_SHEET_ROWS or columns > limits.MAX_SHEET_COLUMNS:
+                    break
+    except ElementTree.ParseError as exc:
+        raise DataError([Problem(at, f"the workbook is damaged ({exc}); save it again from the spreadsheet program")]) from None
     return rows, columns
+
+
+def _bad_reference(at: Location, what: str, ref: str) -> DataError:
+    return DataError([Problem(at, f"the workbook is damaged (a {what} is named {ref[:20]!r}, not a {what} reference); "
+                                  f"save it again from the spreadsheet program")])
 
 
 _ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -372,6 +431,7 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
     type_nodes = []
     total = 0
     position = 0  # cards so far, as cards.yaml numbers them for id_format
+    physical = 0  # the sum of the counts so far: bounded before any row is expanded into its copies
     for type_id, members in groups:
         first, first_cells = members[0]
         name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in NAME_COLUMNS
@@ -391,6 +451,12 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
                     problems.append(Problem(at(number, COUNT_COLUMN), f"count must be a whole number from 1 to {limits.MAX_CARDS:,}, got {raw!r}"))
                     continue
                 count = int(raw)
+            physical += count
+            if physical > limits.MAX_CARDS:
+                where = at(number, COUNT_COLUMN) if COUNT_COLUMN in by_name else table.where(number, 1)
+                problems.append(Problem(where, f"the rows up to here add up to {physical:,} cards, more than the limit of "
+                                               f"{limits.MAX_CARDS:,}; lower the counts or delete rows"))
+                raise DataError(problems)
             own_id = None
             given = _text_of(cell(cells, ID_COLUMN)).strip() if ID_COLUMN in by_name else ""
             automatic = id_format.format(n=position + len(cards) + 1) if id_format else f"{type_id}-{len(cards) + 1}"

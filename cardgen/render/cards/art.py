@@ -23,7 +23,10 @@ an image printed below 300 dpi.
 Game files are hostile input: a path leaving the game folder is refused; a raster image must
 really be a PNG or JPEG, at most limits.MAX_ART_BYTES and limits.MAX_IMAGE_PIXELS; an SVG must
 parse as XML without a DOCTYPE or entities, reference nothing outside itself (no external or
-data: hrefs, no CSS url() or @import) and have at most MAX_SVG_ELEMENTS elements.
+data: hrefs, no CSS url() or @import), have at most MAX_SVG_ELEMENTS elements and
+limits.MAX_SVG_SEGMENTS path segments, and keep its numbers within what a PDF can write. One card
+face draws at most limits.MAX_FACE_SEGMENTS segments of SVG art and icons, every use counted (a
+form is stored once in a PDF, but a rasteriser redraws it at each use).
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ ANCHORS: dict[str, tuple[float, float]] = {
 RASTER_SUFFIXES = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 PRINT_DPI = 300  # below this an image looks soft in print: check warns
 MAX_SVG_ELEMENTS = 20_000
+MIN_SVG_SIZE = 0.01  # points: a smaller drawing scaled to a box overflows the PDF's numbers
+MAX_SVG_NUMBER = 1e9  # any coordinate, width or size in a converted SVG
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,41 @@ class ArtNote:
 ART_NOTES: ContextVar[list[ArtNote] | None] = ContextVar("ART_NOTES", default=None)
 
 
+# The face being drawn sets a counter here (card.draw_face): the path segments of its SVG art and
+# icons, each use counted, as a rasteriser will redraw them.
+FACE_SEGMENTS: ContextVar[list[int] | None] = ContextVar("FACE_SEGMENTS", default=None)
+
+
+def spend_segments(segments: int, at: Location | None, what: str, uses: int = 1) -> None:
+    """Count `uses` of an SVG drawing of `segments` on the face being drawn; DataError past the limit."""
+    spent = FACE_SEGMENTS.get()
+    if spent is None:
+        return
+    spent[0] += segments * uses
+    if spent[0] > limits.MAX_FACE_SEGMENTS:
+        raise _error(at, f"{what} has {segments:,} path segments; with its other uses this card face draws {spent[0]:,}, "
+                         f"more than the limit of {limits.MAX_FACE_SEGMENTS:,} per face; simplify the SVG (fewer nodes) "
+                         f"or draw it fewer times")
+
+
+_NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def svg_segments(root: Any) -> int:
+    """What an SVG (a parsed tree) costs to draw: the coordinate pairs of its paths and polygons,
+    one per other element; counted on the XML, before the slow conversion."""
+    segments = 0
+    for element in root.iter():
+        segments += 1
+        if not isinstance(element.tag, str):
+            continue
+        for key in ("d", "points"):
+            value = element.get(key)
+            if value:
+                segments += len(_NUMBER.findall(value.encode())) // 2
+    return segments
+
+
 @dataclass(frozen=True)
 class Art:
     """A validated image file: `width` x `height` in pixels (raster) or points (SVG)."""
@@ -80,11 +120,13 @@ class Art:
     width: float
     height: float
     unsupported: tuple[str, ...] = ()  # SVG features the conversion leaves out (see svg_unsupported)
+    segments: int = 1  # what one use costs to draw (svg_segments)
 
 
 class SvgArt(NamedTuple):
     drawing: Any  # a ReportLab Drawing
     unsupported: tuple[str, ...]
+    segments: int  # what one use costs to draw (svg_segments)
 
 
 def _error(at: Location | None, message: str) -> DataError:
@@ -118,8 +160,8 @@ def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -
     if size > most:
         raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {most / 1024 / 1024:g} MB")
     if path.suffix.lower() == ".svg":
-        drawing, unsupported = _svg(path, mtime_ns, size, src, at)
-        return Art(path, "svg", float(drawing.width), float(drawing.height), unsupported)
+        drawing, unsupported, segments = _svg(path, mtime_ns, size, src, at)
+        return Art(path, "svg", float(drawing.width), float(drawing.height), unsupported, segments)
     return Art(path, "raster", *_raster_size(path.read_bytes(), RASTER_SUFFIXES[path.suffix.lower()], src, at))
 
 
@@ -132,13 +174,15 @@ def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) ->
     if len(data) > limits.MAX_FILE_BYTES:
         raise _error(at, f"image '{src}' is larger than {limits.MAX_FILE_BYTES / 1024 / 1024:g} MB")
     root = _parse_svg(data, src, at)
-    return SvgArt(_render_svg(root, path, src, at), svg_unsupported(root))
+    return SvgArt(_render_svg(root, path, src, at), svg_unsupported(root), svg_segments(root))
 
 
 def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
     """Pixel size of a PNG or JPEG, read from its header and verified, before anything is decoded."""
-    from PIL import Image
+    from PIL import Image, UnidentifiedImageError
 
+    if not data:
+        raise _error(at, f"image '{src}' is an empty file (0 bytes); save it again as PNG or JPEG")
     try:
         with Image.open(io.BytesIO(data)) as image:
             if image.format != expected:
@@ -147,8 +191,14 @@ def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> t
             if width * height > limits.MAX_IMAGE_PIXELS:
                 raise _error(at, f"image '{src}' is {width} x {height} px; use at most {limits.MAX_IMAGE_PIXELS:,} pixels")
             image.verify()
+        # verify() does not decode a JPEG; the print-shop output (CMYK) decodes every pixel, so
+        # decode them here, so that check refuses a truncated file as the strictest output would
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
     except DataError:
         raise
+    except UnidentifiedImageError:  # its message names an internal buffer object
+        raise _error(at, f"image '{src}' is not a PNG or JPEG image (no image format recognised); save it again as PNG or JPEG") from None
     except Exception as exc:  # Pillow raises many types for a broken file, DecompressionBombError among them
         raise _error(at, f"image '{src}' cannot be read ({type(exc).__name__}: {exc}); save it again as PNG or JPEG") from None
     if width <= 0 or height <= 0:
@@ -254,6 +304,10 @@ def _parse_svg(data: bytes, src: str, at: Location | None):
         if etree.QName(element).localname == "style" and (why := _css_problem(element.text or "")):
             raise bad(f"a <style> uses {why}")
     _check_uses(root, bad)
+    segments = svg_segments(root)
+    if segments > limits.MAX_SVG_SEGMENTS:
+        raise _error(at, f"SVG '{src}' has {segments:,} path segments, more than the limit of {limits.MAX_SVG_SEGMENTS:,}; "
+                         f"simplify its paths (fewer nodes)")
     return root
 
 
@@ -268,9 +322,27 @@ def _render_svg(root, path: Path, src: str, at: Location | None):
     except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
         raise bad(f"it cannot be converted ({type(exc).__name__}: {exc})") from None
     width, height = float(getattr(drawing, "width", 0) or 0), float(getattr(drawing, "height", 0) or 0)
-    if not (math.isfinite(width) and math.isfinite(height)) or width <= 0 or height <= 0 or max(width, height) > 1e5:
-        raise bad(f"its size {width:g} x {height:g} is not usable (give width/height or a viewBox)")
+    if not (math.isfinite(width) and math.isfinite(height)) or min(width, height) < MIN_SVG_SIZE or max(width, height) > 1e5:
+        raise bad(f"its size {width:g} x {height:g} is not usable (give width/height or a viewBox from {MIN_SVG_SIZE:g} to 100000)")
+    number = _out_of_range(drawing)
+    if number is not None:
+        raise bad(f"it uses the number {number:g} (a coordinate, width or size); keep every number within "
+                  f"±{MAX_SVG_NUMBER:g}")
     return drawing
+
+
+def _out_of_range(drawing: Any) -> float | None:
+    """The first number of a converted SVG that a PDF cannot write (ReportLab refuses about 1e20 and up)."""
+    stack = [drawing]
+    while stack:
+        node = stack.pop()
+        stack.extend(getattr(node, "contents", None) or ())
+        properties = node.getProperties(recur=0) if hasattr(node, "getProperties") else {}
+        for value in properties.values():
+            for item in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(item, (int, float)) and not isinstance(item, bool) and not abs(item) <= MAX_SVG_NUMBER:
+                    return float(item)
+    return None
 
 
 # What svglib leaves out, and what that does to the print: each (pattern over attribute values
@@ -352,6 +424,7 @@ def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit
         return
     if art.unsupported and notes is not None and note is not None:
         notes.append(ArtNote(*note, src, "svg-unsupported", 0.0, at, "; ".join(art.unsupported)))
+    spend_segments(art.segments, at, f"image '{src}'")
     dx, dy, dw, dh = placement(fit, anchor, art.width, art.height, x, y, w, h)
     if art.kind == "raster" and notes is not None and note is not None and dw > 0 and dh > 0:
         dpi = min(art.width / (dw / 72), art.height / (dh / 72))

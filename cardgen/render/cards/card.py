@@ -112,6 +112,7 @@ def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm
     layout = get_layout(game)
     boxes, own = layout.boxes(face.card, face.side)
     c = canvas
+    segments = art.FACE_SEGMENTS.set([0])  # what this face's SVG art and icons cost a rasteriser
     c.saveState()
     clip = c.beginPath()
     clip.rect((x_mm - bleed_mm) * mm, (y_mm - bleed_mm) * mm, (width_mm + 2 * bleed_mm) * mm, (height_mm + 2 * bleed_mm) * mm)
@@ -135,6 +136,7 @@ def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm
             _draw_boxes(c, game, layout, boxes, face, x_mm, y_mm, width_mm, height_mm, bleed_mm, lang, overflows)
     finally:
         c.restoreState()
+        art.FACE_SEGMENTS.reset(segments)
 
 
 def icon_counts(game: Game, icon: str, lang: str = "en") -> dict[str, int]:
@@ -455,6 +457,13 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
         top = y + block
     else:
         top = y + h
+    uses: dict[str, int] = {}
+    for _, line_runs in plan.lines:
+        for kind, value, _ in line_runs:
+            if kind == "icon":
+                uses[value] = uses.get(value, 0) + 1
+    for name, count in uses.items():  # counted before any is drawn: a refusal costs no conversion
+        icons.spend_uses(name, game, count)
     c.saveState()
     c.setFillColor(colour)
     if bold:

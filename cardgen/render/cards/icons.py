@@ -630,6 +630,7 @@ def draw_icon(c, name: str, x: float, y: float, w: float, h: float, params: Mapp
     # The largest square icon such that `cols` of them with gaps fit the width and `rows` the height.
     side = min(w / (cols + gap * (cols - 1)), h / (rows + gap * (rows - 1)))
     step = side * (1 + gap)
+    _spend(fn, name, count)
     form = _icon_form(c, name, fn, p)
     align = p.get("align", "center")
     valign = p.get("valign", "middle")
@@ -841,22 +842,67 @@ def icon_fn(name: str, game=None) -> IconFn | None:
         _draw_svg_unit(c, path, name, p.colour)
 
     draw.source = str(path)  # type: ignore[attr-defined]  # its forms are not the bundled icon's of that name
+    draw.path = path  # type: ignore[attr-defined]
     return draw
+
+
+def spend_uses(name: str, game, uses: int) -> None:
+    """Count `uses` of icon `name` on the face being drawn (art.spend_segments), before any is drawn:
+    a game's SVG icon is drawn once per file as a form, but a rasteriser redraws it at every use."""
+    fn = icon_fn(name, game)
+    if fn is not None:
+        _spend(fn, name, uses)
+
+
+def _spend(fn: IconFn, name: str, uses: int) -> None:
+    path = getattr(fn, "path", None)
+    if path is None or uses <= 0:
+        return  # a bundled icon: a few dozen segments
+    from .art import spend_segments
+
+    stat = path.stat()
+    segments = _svg_icon_segments(path, stat.st_mtime_ns, stat.st_size, name)
+    spend_segments(segments, _icon_at(path), f"icon '{name}'", uses)
+
+
+@lru_cache(maxsize=64)
+def _svg_icon_segments(path, mtime_ns: int, size: int, name: str) -> int:
+    """What one use of a game's SVG icon costs to draw, per version of the file (read, not converted)."""
+    from .art import _parse_svg, svg_segments
+
+    return svg_segments(_parse_svg(_svg_icon_bytes(path, name), f"{GAME_ICONS}/{name}.svg", _icon_at(path)))
+
+
+def _icon_at(path):
+    from ...io.reader import display_path
+    from ...model import Location
+
+    return Location(display_path(path), 1, 1)
+
+
+def _svg_icon_bytes(path, name: str) -> bytes:
+    from ...errors import DataError, Problem
+    from ...io import limits
+
+    with path.open("rb") as f:
+        data = f.read(limits.MAX_FILE_BYTES + 1)
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise DataError([Problem(_icon_at(path), f"icon '{name}' is larger than {limits.MAX_FILE_BYTES // 1024 // 1024} MB")])
+    return data
+
+
+def _svg_icon_drawing(path, name: str):
+    """A game's SVG icon file as a ReportLab drawing (validated as art is)."""
+    from .art import svg_drawing
+
+    return svg_drawing(_svg_icon_bytes(path, name), path, f"{GAME_ICONS}/{name}.svg", _icon_at(path))
 
 
 def _draw_svg_unit(c, path, name: str, ink) -> None:
     """A game's SVG icon, every fill and stroke in `ink`, fitted and centred in the 100-unit square."""
-    from ...errors import DataError, Problem
-    from ...io import limits
-    from ...model import Location
-    from .art import draw_drawing, svg_drawing
+    from .art import draw_drawing
 
-    at = Location(str(path), 1, 1)
-    with path.open("rb") as f:
-        data = f.read(limits.MAX_FILE_BYTES + 1)
-    if len(data) > limits.MAX_FILE_BYTES:
-        raise DataError([Problem(at, f"icon '{name}' is larger than {limits.MAX_FILE_BYTES // 1024 // 1024} MB")])
-    drawing = svg_drawing(data, path, f"{GAME_ICONS}/{name}.svg", at)  # parsed afresh: recolouring changes it
+    drawing = _svg_icon_drawing(path, name)  # parsed afresh: recolouring changes it
     _recolour(drawing, ink)
     scale = 100.0 / max(drawing.width, drawing.height)
     c.saveState()
