@@ -9,9 +9,14 @@ Every command runs as users run it: `python -m cardgen` in a subprocess, with a 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +101,147 @@ def test_neutralise_is_undone_exactly_by_the_reader():
     for text in samples:
         assert restore(neutralise(text)) == text, text
         assert not formula_like(neutralise(text))
+
+
+# --- the Dask path, as users run it -------------------------------------------------------------
+
+CLUSTER_START_S = 60  # the most a scheduler and its worker may take to come up
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End `process` and everything it started (its own session): TERM, then KILL."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # a nanny's worker left behind
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    """`dask scheduler` and one `dask worker` (one process, one thread) as real processes on
+    127.0.0.1, on free ports, without dashboards; their address.  Run by this interpreter
+    (`python -m dask` is the `dask` command) so the worker imports the cardgen under test."""
+    pytest.importorskip("distributed")
+    logs = tmp_path_factory.mktemp("dask")
+    address = f"tcp://127.0.0.1:{free_port()}"
+    started: list[subprocess.Popen] = []
+
+    def start(name: str, *args: str) -> subprocess.Popen:
+        log = open(logs / f"{name}.log", "wb")
+        process = subprocess.Popen([sys.executable, "-m", "dask", name, *args, "--no-dashboard"], stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True, cwd=logs)
+        started.append(process)
+        return process
+
+    try:
+        start("scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1])
+        start("worker", address, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1")
+        from distributed import Client
+
+        with Client(address, timeout=CLUSTER_START_S, set_as_default=False) as client:
+            client.wait_for_workers(1, timeout=CLUSTER_START_S)
+        yield address
+    finally:
+        for process in reversed(started):
+            stop(process)
+
+
+def without_run_line(text: str) -> list[str]:
+    """A report's lines without the one that says where and how fast it ran."""
+    return [line for line in text.splitlines() if not line.strip().startswith("(")]
+
+
+def test_simulate_and_sweep_on_a_real_dask_cluster_give_the_local_tables(dask_cluster, tmp_path):
+    simulate = ("simulate", "alice", "--games", "20", "--seed", "3")
+    local = cardgen(*simulate, "--workers", "1")
+    remote = cardgen(*simulate, "--executor", "dask", "--scheduler", dask_cluster)
+    assert local.returncode == 0, local.stderr
+    assert remote.returncode == 0, remote.stderr
+    assert without_run_line(remote.stdout) == without_run_line(local.stdout)
+    assert "success" in remote.stdout
+
+    # the README's sweep, with a small game count (it exited 3, "No clients found")
+    sweep = ("sweep", "alice", "--vary", "cards.red_place.count=2..4", "--games", "10", "--no-report")
+    local = cardgen(*sweep, "--out", str(tmp_path / "local"), "--workers", "1")
+    remote = cardgen(*sweep, "--out", str(tmp_path / "dask"), "--executor", "dask", "--scheduler", dask_cluster)
+    assert local.returncode == 0, local.stderr
+    assert remote.returncode == 0, remote.stderr
+    assert "Dask cluster" in remote.stdout
+    assert without_run_line(remote.stdout) == without_run_line(local.stdout)
+    assert len(without_run_line(remote.stdout)) == 5  # title, header, three points
+
+
+@pytest.fixture
+def silent_server():
+    """A TCP server on 127.0.0.1 that accepts every connection and never says a word; its address."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted: list[socket.socket] = []
+    done = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not done.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join(timeout=5)
+        for conn in accepted:
+            conn.close()
+        server.close()
+
+
+def command_for(name: str, out: Path) -> tuple[str, ...]:
+    """A small `simulate` or `sweep` of alice."""
+    if name == "sweep":
+        return ("sweep", "alice", "--vary", "cards.red_place.count=2..3", "--games", "5", "--no-report", "--out", str(out))
+    return ("simulate", "alice", "--games", "5")
+
+
+@pytest.mark.parametrize("command", ["simulate", "sweep"])
+def test_a_scheduler_that_never_speaks_is_one_clear_line(command, silent_server, tmp_path):
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}  # Dask's own setting; 30 s by default
+    started = time.monotonic()
+    done = cardgen(*command_for(command, tmp_path), "--executor", "dask", "--scheduler", silent_server, env=env, timeout=60)
+    assert time.monotonic() - started < 30
+    assert done.returncode == 1, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: --scheduler {silent_server}: no Dask scheduler answered within 2 s; "
+                      "start one with `dask scheduler` and workers with `dask worker ADDRESS`, and give the address it prints"]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command, address", [
+    *(("simulate", a) for a in ("foo", "file:///etc/passwd", "tcp://[::1", "tcp://127.0.0.1:99999", "ucx://127.0.0.1:8786",
+                                "tcp://127.0.0.1", "tcp://[zz]:8786", "tcp://127.0.0.1:0")),
+    ("sweep", "file:///etc/passwd"), ("sweep", "tcp://[::1")])
+def test_a_malformed_scheduler_is_a_usage_error(command, address, tmp_path):
+    done = cardgen(*command_for(command, tmp_path), "--executor", "dask", "--scheduler", address)
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: Invalid value for '--scheduler':") and "tcp://HOST:PORT" in last, last
+    assert "Traceback" not in done.stderr
