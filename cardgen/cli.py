@@ -73,6 +73,23 @@ class SchedulerAddress(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+class VarySpec(click.ParamType):
+    """--vary PATH=VALUES, parsed (analysis/overrides.parse_vary) and bounded before any point is
+    built; a malformed one is a usage error."""
+
+    name = "PARAM=VALUES"
+
+    def convert(self, value, param, ctx):
+        from .analysis.overrides import Vary, parse_vary
+
+        if isinstance(value, Vary):
+            return value
+        try:
+            return parse_vary(str(value))
+        except CardgenError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 scheduler_option = click.option("--scheduler", type=SchedulerAddress(),
                                 help="With --executor dask: the scheduler's address, tcp://HOST:8786 (workers run what it sends them).")
 
@@ -340,7 +357,7 @@ def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, wor
 
 @cli.command()
 @click.argument("game")
-@click.option("--vary", "varies", multiple=True, metavar="PARAM=VALUES", help="A rule parameter (event_urge.max), card count (cards.maid.count) or card field (cards.quest_escort.fame) and its values: 3..8, 0..1:0.25 or 6,8,10. Repeatable: the points are every combination.")
+@click.option("--vary", "varies", multiple=True, type=VarySpec(), metavar="PARAM=VALUES", help="A rule parameter (event_urge.max), card count (cards.maid.count) or card field (cards.quest_escort.fame) and its values: 3..8, 0..1:0.25 or 6,8,10 (at most 1,000). Repeatable: the points are every combination.")
 @click.option("--samples", type=click.IntRange(min=1), help="Draw this many points from the --vary values instead of the whole grid.")
 @click.option("--sampling", type=click.Choice(["lhs", "random"]), default="lhs", show_default=True, help="With --samples: Latin hypercube or plain random.")
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="Games per point, fixed in advance.")

@@ -245,3 +245,37 @@ def test_a_malformed_scheduler_is_a_usage_error(command, address, tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: Invalid value for '--scheduler':") and "tcp://HOST:PORT" in last, last
     assert "Traceback" not in done.stderr
+
+
+# --- --vary bounds --------------------------------------------------------------------------------
+
+HUGE = "9" * 400
+
+
+@pytest.mark.parametrize("values, said", [
+    (f"0..{HUGE}", "range 0..999"),
+    (f"0.1..{HUGE}:0.5", "range 0.1..999"),
+    (",".join(str(i) for i in range(20_000)), "the list 0,1,2"),
+    ("0..1:0.0001", "range 0..1:0.0001"),
+], ids=["huge-range", "huge-float-range", "list-of-20000", "fine-step"])
+def test_a_vary_with_too_many_values_is_a_usage_error_before_any_point(values, said, tmp_path):
+    started = time.monotonic()
+    done = cardgen("sweep", "ohanatsumi", "--players", "3", "--vary", f"elf_urge_default={values}", "--games", "2",
+                   "--no-report", "--out", str(tmp_path), "--workers", "1", timeout=30)
+    assert time.monotonic() - started < 20
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: Invalid value for '--vary'") and said in last and "more than 1,000 values" in last, last
+    assert len(last) < 300  # the 400 digits are not quoted back
+    assert not (tmp_path / "ohanatsumi").exists()  # refused before a results folder is made
+
+
+@pytest.mark.parametrize("game, vary", [("alice", f"cards.red_place.count={HUGE}"),
+                                        ("ohanatsumi", f"elf_urge_default={HUGE}"),
+                                        ("ohanatsumi", f"elf_urge_default={HUGE}..{HUGE}")],
+                         ids=["count", "parameter", "one-value-range"])
+def test_a_huge_vary_value_is_refused_by_the_game(game, vary, tmp_path):
+    done = cardgen("sweep", game, "--vary", vary, "--games", "2", "--no-report", "--out", str(tmp_path), "--workers", "1",
+                   *(("--players", "3") if game == "ohanatsumi" else ()), timeout=30)
+    assert done.returncode == 1, done.stderr
+    assert "nothing to run" in done.stderr and "Traceback" not in done.stderr and "internal error" not in done.stderr
