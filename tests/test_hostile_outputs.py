@@ -8,6 +8,7 @@ Every command runs as users run it: `python -m cardgen` in a subprocess, with a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -279,3 +280,117 @@ def test_a_huge_vary_value_is_refused_by_the_game(game, vary, tmp_path):
                    *(("--players", "3") if game == "ohanatsumi" else ()), timeout=30)
     assert done.returncode == 1, done.stderr
     assert "nothing to run" in done.stderr and "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+# --- the build cache: swapped, forged and foreign entries ------------------------------------------
+
+BUILD = ("build", "alice", "--only", "sheets", "--only", "rules", "--only", "tuckbox", "--only", "png")
+OLD_MAGIC = b"cardgen-cache-1\n"  # entries before they were authenticated: a SHA-256 anyone can recompute
+
+
+def build(out: Path, home: Path, *extra: str) -> None:
+    done = cardgen(*BUILD, "--out", str(out), *extra, env={**os.environ, "CARDGEN_CACHE_HOME": str(home)})
+    assert done.returncode == 0, done.stderr
+
+
+def outputs(out: Path) -> dict[str, bytes]:
+    folder = out / "alice"
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(a build without the cache, a build with it by the user whose cache home is `home`, home)."""
+    base = tmp_path_factory.mktemp("cache")
+    home = base / "home"
+    build(base / "plain", home, "--no-cache")
+    build(base / "cached", home)
+    assert outputs(base / "cached") == outputs(base / "plain")
+    return base / "plain", base / "cached", home
+
+
+def entries(out: Path) -> dict[Path, bytes]:
+    """Each cache entry's file and its data (the bytes after the header: a 16-byte format line
+    and a 32-byte checksum or tag)."""
+    folder = out / ".cache" / "alice"
+    found = {p: p.read_bytes() for p in sorted(folder.iterdir())}
+    assert found and all(blob.startswith(b"cardgen-cache-") for blob in found.values())
+    return {p: blob[48:] for p, blob in found.items()}
+
+
+def forgeries(out: Path) -> dict[Path, bytes]:
+    """What an attacker puts in each entry: every PDF entry holds another PDF, and the index of the
+    PNG files' digests says that AL01's and AL02's faces are each other's (whose files are swapped)."""
+    data = entries(out)
+    pdfs = [p for p, d in data.items() if d.startswith(b"%PDF")]
+    assert len(pdfs) >= 4
+    forged = {p: data[pdfs[(i + 1) % len(pdfs)]] for i, p in enumerate(pdfs)}
+    png = out / "alice" / "png"
+    one, two = (png / "AL01-front.png").read_bytes(), (png / "AL02-front.png").read_bytes()
+    (png / "AL01-front.png").write_bytes(two)
+    (png / "AL02-front.png").write_bytes(one)
+    digest_one, digest_two = (hashlib.sha256(b).hexdigest() for b in (one, two))
+    for path, value in data.items():
+        if value.startswith(b"{") and digest_one.encode() in value:
+            index = json.loads(value)
+            forged[path] = json.dumps({k: {digest_one: digest_two, digest_two: digest_one}.get(v, v)
+                                       for k, v in index.items()}, sort_keys=True).encode()
+    assert len(forged) == len(pdfs) + 1  # the PDFs and the PNG index
+    return forged
+
+
+@pytest.mark.parametrize("attack", ["swap", "forge-old-checksum"])
+def test_a_swapped_or_forged_cache_entry_is_a_miss(attack, built, tmp_path):
+    plain, cached, home = built
+    out = tmp_path / "out"
+    shutil.copytree(cached, out, symlinks=True)
+    if attack == "swap":
+        files = sorted((out / ".cache" / "alice").iterdir())
+        blobs = [f.read_bytes() for f in files]
+        for f, blob in zip(files, blobs[1:] + blobs[:1]):  # every entry moved to another's key
+            f.write_bytes(blob)
+    else:
+        for path, data in forgeries(out).items():
+            path.write_bytes(OLD_MAGIC + hashlib.sha256(data).digest() + data)
+    build(out, home)
+    assert outputs(out) == outputs(plain)
+
+
+def test_a_cache_folder_from_another_user_is_never_trusted(built, tmp_path):
+    """Entries made under another user's secret (a shipped `output/.cache`, a shared drive) are misses."""
+    from cardgen.cache import Cache
+
+    plain, cached, home = built
+    out = tmp_path / "out"
+    shutil.copytree(cached, out, symlinks=True)
+    attacker_home = tmp_path / "attacker"  # the attacker's own cache home and secret
+    attacker_home.mkdir(mode=0o700)
+    (attacker_home / "cache-secret").write_bytes(os.urandom(32))
+    (attacker_home / "cache-secret").chmod(0o600)
+    attacker = Cache(out / ".cache" / "alice", secret=(attacker_home / "cache-secret").read_bytes())
+    for path, data in forgeries(out).items():
+        attacker.put(path.name, data)
+    shipped = {p.name: p.read_bytes() for p in (out / ".cache" / "alice").iterdir()}
+    trusting = tmp_path / "trusting"
+    shutil.copytree(out, trusting, symlinks=True)
+
+    build(out, tmp_path / "victim")  # another user, another secret
+    assert outputs(out) == outputs(plain)
+    rewritten = {p.name: p.read_bytes() for p in (out / ".cache" / "alice").iterdir()}
+    assert all(rewritten.get(name) != blob for name, blob in shipped.items())  # each was a miss, made afresh
+
+    # the forgery is real: the attacker's own build trusts it and writes what it says
+    build(trusting, attacker_home)
+    assert outputs(trusting) != outputs(plain)
+
+
+def test_the_cache_secret_is_the_users_own(tmp_path):
+    home = tmp_path / "home"
+    build(tmp_path / "out", home)
+    secret = home / "cache-secret"
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
+    # a secret others can read is not used: nothing is cached, and the build still works
+    secret.chmod(0o644)
+    shutil.rmtree(tmp_path / "out" / ".cache")
+    build(tmp_path / "out", home)
+    assert not (tmp_path / "out" / ".cache" / "alice").exists()
