@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -132,26 +133,40 @@ def stop(process: subprocess.Popen) -> None:
         pass
 
 
+def readme_dask_commands() -> list[list[str]]:
+    """The README's Dask commands (scheduler, worker, sweep) as argument lists, comments dropped."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = text.split("**On a Dask cluster.**", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    lines = block.replace("\\\n", " ").splitlines()
+    commands = [shlex.split(line.split("#", 1)[0]) for line in lines if line.strip()]
+    assert [c[:2] for c in commands] == [["dask", "scheduler"], ["dask", "worker"], ["cardgen", "sweep"]], commands
+    return commands
+
+
+def as_run_here(command: list[str], address: str) -> list[str]:
+    """A README command as this test runs it: by this interpreter (`python -m dask` is the `dask`
+    command, so workers import the cardgen under test), against `address` instead of HOST."""
+    return [sys.executable, "-m", command[0], *(address if a == "tcp://HOST:8786" else a for a in command[1:])]
+
+
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory):
-    """`dask scheduler` and one `dask worker` (one process, one thread) as real processes on
-    127.0.0.1, on free ports, without dashboards; their address.  Run by this interpreter
-    (`python -m dask` is the `dask` command) so the worker imports the cardgen under test."""
+    """The README's `dask scheduler` and `dask worker` as real processes on 127.0.0.1, on a free
+    port, without dashboards; the scheduler's address.  Stopped whatever the tests do."""
     pytest.importorskip("distributed")
     logs = tmp_path_factory.mktemp("dask")
     address = f"tcp://127.0.0.1:{free_port()}"
+    scheduler, worker, _ = readme_dask_commands()
     started: list[subprocess.Popen] = []
 
-    def start(name: str, *args: str) -> subprocess.Popen:
-        log = open(logs / f"{name}.log", "wb")
-        process = subprocess.Popen([sys.executable, "-m", "dask", name, *args, "--no-dashboard"], stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True, cwd=logs)
-        started.append(process)
-        return process
+    def start(command: list[str], *local: str) -> None:
+        log = open(logs / f"{command[1]}.log", "wb")
+        started.append(subprocess.Popen([*as_run_here(command, address), *local, "--no-dashboard"], stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True, cwd=logs))
 
     try:
-        start("scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1])
-        start("worker", address, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1")
+        start(scheduler, "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1])
+        start(worker, "--host", "127.0.0.1")
         from distributed import Client
 
         with Client(address, timeout=CLUSTER_START_S, set_as_default=False) as client:
@@ -176,15 +191,18 @@ def test_simulate_and_sweep_on_a_real_dask_cluster_give_the_local_tables(dask_cl
     assert without_run_line(remote.stdout) == without_run_line(local.stdout)
     assert "success" in remote.stdout
 
-    # the README's sweep, with a small game count (it exited 3, "No clients found")
-    sweep = ("sweep", "alice", "--vary", "cards.red_place.count=2..4", "--games", "10", "--no-report")
-    local = cardgen(*sweep, "--out", str(tmp_path / "local"), "--workers", "1")
-    remote = cardgen(*sweep, "--out", str(tmp_path / "dask"), "--executor", "dask", "--scheduler", dask_cluster)
+    # the README's sweep as written, with fewer games (it exited 3, "No clients found")
+    sweep = as_run_here(readme_dask_commands()[2], dask_cluster)
+    sweep[sweep.index("--games") + 1] = "10"
+    assert sweep[-4:] == ["--executor", "dask", "--scheduler", dask_cluster]
+    local = subprocess.run([*sweep[:-4], "--out", str(tmp_path / "local")], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
+    remote = subprocess.run([*sweep, "--out", str(tmp_path / "dask")], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
     assert local.returncode == 0, local.stderr
     assert remote.returncode == 0, remote.stderr
     assert "Dask cluster" in remote.stdout
     assert without_run_line(remote.stdout) == without_run_line(local.stdout)
     assert len(without_run_line(remote.stdout)) == 5  # title, header, three points
+    assert (tmp_path / "dask" / "alice" / "alice-sweep.pdf").is_file()
 
 
 @pytest.fixture
