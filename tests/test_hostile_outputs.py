@@ -8,6 +8,7 @@ Every command runs as users run it: `python -m cardgen` in a subprocess, with a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -205,9 +206,10 @@ def test_simulate_and_sweep_on_a_real_dask_cluster_give_the_local_tables(dask_cl
     assert (tmp_path / "dask" / "alice" / "alice-sweep.pdf").is_file()
 
 
-@pytest.fixture
-def silent_server():
-    """A TCP server on 127.0.0.1 that accepts every connection and never says a word; its address."""
+@contextlib.contextmanager
+def tcp_server(reply: bytes):
+    """A TCP server on 127.0.0.1 that accepts every connection, sends it `reply` (nothing, or
+    what a web server says) and then never another word; its address."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(16)
@@ -218,9 +220,12 @@ def silent_server():
         server.settimeout(0.2)
         while not done.is_set():
             try:
-                accepted.append(server.accept()[0])
+                conn = server.accept()[0]
             except OSError:
                 continue
+            accepted.append(conn)
+            if reply:
+                conn.sendall(reply)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -241,16 +246,24 @@ def command_for(name: str, out: Path) -> tuple[str, ...]:
     return ("simulate", "alice", "--games", "5")
 
 
-@pytest.mark.parametrize("command", ["simulate", "sweep"])
-def test_a_scheduler_that_never_speaks_is_one_clear_line(command, silent_server, tmp_path):
+HINT = "start one with `dask scheduler` and workers with `dask worker ADDRESS`, and give the address it prints"
+
+
+@pytest.mark.parametrize("command, reply, said", [
+    ("simulate", b"", "no Dask scheduler answered within 2 s"),
+    ("sweep", b"", "no Dask scheduler answered within 2 s"),
+    ("simulate", b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+     "the server there is not a Dask scheduler (its answer is not Dask's protocol)"),
+], ids=["simulate-silent", "sweep-silent", "simulate-http"])
+def test_a_scheduler_that_does_not_speak_dask_is_one_clear_line(command, reply, said, tmp_path):
     env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}  # Dask's own setting; 30 s by default
-    started = time.monotonic()
-    done = cardgen(*command_for(command, tmp_path), "--executor", "dask", "--scheduler", silent_server, env=env, timeout=60)
+    with tcp_server(reply) as address:
+        started = time.monotonic()
+        done = cardgen(*command_for(command, tmp_path), "--executor", "dask", "--scheduler", address, env=env, timeout=60)
     assert time.monotonic() - started < 30
     assert done.returncode == 1, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
-    assert errors == [f"error: --scheduler {silent_server}: no Dask scheduler answered within 2 s; "
-                      "start one with `dask scheduler` and workers with `dask worker ADDRESS`, and give the address it prints"]
+    assert errors == [f"error: --scheduler {address}: {said}; {HINT}"]
     assert "Traceback" not in done.stderr
 
 

@@ -68,9 +68,12 @@ def _handshake(address: str, timeout: float) -> None:
         answer = asyncio.run(asyncio.wait_for(ask(), timeout))
     except (asyncio.TimeoutError, TimeoutError):
         raise CardgenError(f"--scheduler {address}: no Dask scheduler answered within {timeout:g} s; {hint}") from None
-    except Exception as exc:  # noqa: BLE001 - whatever the far end did, it is not a scheduler to use
-        raise CardgenError(f"--scheduler {address}: cannot reach a Dask scheduler there ({type(exc).__name__}: "
-                           f"{' '.join(str(exc).split())[:200]}); {hint}") from None
+    except OSError as exc:  # refused, unreachable, reset, no such host
+        raise CardgenError(f"--scheduler {address}: cannot reach a Dask scheduler there "
+                           f"({' '.join(str(exc).split())[:200] or type(exc).__name__}); {hint}") from None
+    except Exception:  # noqa: BLE001 - it answered with something Dask cannot read (a web server, a proxy)
+        raise CardgenError(f"--scheduler {address}: the server there is not a Dask scheduler (its answer is not Dask's "
+                           f"protocol); {hint}") from None
     if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
         raise CardgenError(f"--scheduler {address}: the server there is not a Dask scheduler; {hint}")
 
