@@ -267,6 +267,15 @@ def test_a_scheduler_that_does_not_speak_dask_is_one_clear_line(command, reply, 
     assert "Traceback" not in done.stderr
 
 
+def test_tls_without_dasks_tls_settings_says_what_is_missing(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_DISTRIBUTED__COMM__TLS")}
+    with tcp_server(b"") as address:
+        done = cardgen(*command_for("simulate", tmp_path), "--executor", "dask", "--scheduler",
+                       address.replace("tcp://", "tls://"), env=env, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "tls:// needs Dask's TLS settings" in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize("command, address", [
     *(("simulate", a) for a in ("foo", "file:///etc/passwd", "tcp://[::1", "tcp://127.0.0.1:99999", "ucx://127.0.0.1:8786",
                                 "tcp://127.0.0.1", "tcp://[zz]:8786", "tcp://127.0.0.1:0")),

@@ -55,8 +55,13 @@ def _handshake(address: str, timeout: float) -> None:
     from distributed.comm import connect
     from distributed.security import Security
 
+    connection = Security().get_connection_args("client")
+    if address.startswith("tls://") and connection.get("ssl_context") is None:
+        raise CardgenError(f"--scheduler {address}: tls:// needs Dask's TLS settings (distributed.comm.tls.ca-file and "
+                           "distributed.comm.tls.client.cert/key in Dask's configuration); or use tcp:// on a private network")
+
     async def ask() -> Any:
-        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
+        comm = await connect(address, timeout=timeout, **connection)
         try:
             await comm.write({"op": "identity", "reply": True})
             return await comm.read()
