@@ -31,18 +31,19 @@ def scheduler_address(text: str) -> str:
     host name, an IPv4 address or a bracketed IPv6 address, and a port 1..65535; else ValueError
     saying what is wrong and the form to write."""
     m = _ADDRESS.fullmatch(text.strip())
+    shown = repr(text) if len(text) <= 80 else repr(text[:80]) + "…"
     if not m:
-        raise ValueError(f"{text!r} is not a scheduler address; write {SCHEDULER_FORM}, as `dask scheduler` prints it")
+        raise ValueError(f"{shown} is not a scheduler address; write {SCHEDULER_FORM}, as `dask scheduler` prints it")
     host, port = m.group(2), int(m.group(3))
     if host.startswith("["):
         try:
             ipaddress.IPv6Address(host[1:-1])
         except ValueError:
-            raise ValueError(f"{text!r}: {host} is not an IPv6 address; write {SCHEDULER_FORM}") from None
-    elif not _HOSTNAME.fullmatch(host):
-        raise ValueError(f"{text!r}: {host!r} is not a host name; write {SCHEDULER_FORM}")
+            raise ValueError(f"{shown}: {host[:80]} is not an IPv6 address; write {SCHEDULER_FORM}") from None
+    elif len(host) > 253 or not _HOSTNAME.fullmatch(host):
+        raise ValueError(f"{shown}: {'a name this long' if len(host) > 80 else repr(host)} is not a host name; write {SCHEDULER_FORM}")
     if not 1 <= port <= 65535:
-        raise ValueError(f"{text!r}: port {port} is not 1 to 65535; write {SCHEDULER_FORM}")
+        raise ValueError(f"{shown}: port {port} is not 1 to 65535; write {SCHEDULER_FORM}")
     return text.strip()
 
 
