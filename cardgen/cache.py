@@ -145,8 +145,12 @@ def _secret_in(home: str) -> bytes | None:
             os.link(temporary, path)  # never replaces a secret another build made meanwhile
         except FileExistsError:
             pass
+        except OSError:  # no hard links here: a rename, which at worst replaces a secret made a moment ago
+            if not path.exists():
+                os.replace(temporary, path)
         finally:
-            os.unlink(temporary)
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
     except OSError:
         return None
     return _read_secret(path)
@@ -160,8 +164,9 @@ def _read_secret(path: Path) -> bytes | None:
         return None
     try:
         info = os.fstat(fd)
-        own = not hasattr(os, "getuid") or info.st_uid == os.getuid()
-        if not stat.S_ISREG(info.st_mode) or not own or info.st_mode & 0o077 or info.st_size != SECRET_BYTES:
+        # POSIX: owned by this user and closed to others (Windows keeps a profile's files to its user by ACL)
+        private = os.name != "posix" or (info.st_uid == os.getuid() and not info.st_mode & 0o077)
+        if not stat.S_ISREG(info.st_mode) or not private or info.st_size != SECRET_BYTES:
             return None
         data = os.read(fd, SECRET_BYTES + 1)
     except OSError:

@@ -161,9 +161,9 @@ def dask_cluster(tmp_path_factory):
     started: list[subprocess.Popen] = []
 
     def start(command: list[str], *local: str) -> None:
-        log = open(logs / f"{command[1]}.log", "wb")
-        started.append(subprocess.Popen([*as_run_here(command, address), *local, "--no-dashboard"], stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True, cwd=logs))
+        with open(logs / f"{command[1]}.log", "wb") as log:  # the child keeps its own copy of the handle
+            started.append(subprocess.Popen([*as_run_here(command, address), *local, "--no-dashboard"], stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True, cwd=logs))
 
     try:
         start(scheduler, "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1])
@@ -432,5 +432,13 @@ def test_the_cache_secret_is_the_users_own(tmp_path):
     # a secret others can read is not used: nothing is cached, and the build still works
     secret.chmod(0o644)
     shutil.rmtree(tmp_path / "out" / ".cache")
+    build(tmp_path / "out", home)
+    assert not (tmp_path / "out" / ".cache" / "alice").exists()
+    # nor one that is a link (to a file someone else can write)
+    planted = tmp_path / "planted-secret"
+    planted.write_bytes(os.urandom(32))
+    planted.chmod(0o600)
+    secret.unlink()
+    secret.symlink_to(planted)
     build(tmp_path / "out", home)
     assert not (tmp_path / "out" / ".cache" / "alice").exists()
