@@ -109,6 +109,7 @@ def test_neutralise_is_undone_exactly_by_the_reader():
 # --- the Dask path, as users run it -------------------------------------------------------------
 
 CLUSTER_START_S = 60  # the most a scheduler and its worker may take to come up
+CLUSTER_LIFETIME_S = 600  # the most they live (and the scheduler idles) if the fixture never stops them
 
 
 def free_port() -> int:
@@ -166,8 +167,9 @@ def dask_cluster(tmp_path_factory):
                                             stderr=subprocess.STDOUT, start_new_session=True, cwd=logs))
 
     try:
-        start(scheduler, "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1])
-        start(worker, "--host", "127.0.0.1")
+        # each ends by itself too, should this process be killed before its teardown
+        start(scheduler, "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--idle-timeout", f"{CLUSTER_LIFETIME_S}s")
+        start(worker, "--host", "127.0.0.1", "--lifetime", f"{CLUSTER_LIFETIME_S}s")
         from distributed import Client
 
         with Client(address, timeout=CLUSTER_START_S, set_as_default=False) as client:
