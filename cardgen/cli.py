@@ -87,7 +87,7 @@ class VarySpec(click.ParamType):
         try:
             return parse_vary(str(value))
         except CardgenError as exc:
-            self.fail(str(exc), param, ctx)
+            self.fail(str(exc).removeprefix("--vary "), param, ctx)  # click names the option already
 
 
 scheduler_option = click.option("--scheduler", type=SchedulerAddress(),
