@@ -3,12 +3,15 @@
     python benchmarks/fuzz_game_folders.py --cases 2000 --workers 2
     python benchmarks/fuzz_game_folders.py --case ohanatsumi-17 --keep /tmp/case   # one case, kept
     python benchmarks/fuzz_game_folders.py --cases 200 --slow --mode subprocess    # + png/tts, fresh processes
+    python benchmarks/fuzz_game_folders.py --cases 300 --games options,cache:alice,cache:llll   # outside the folder
 
 Each case (game, seed) copies card_data/<game>, mutates a few files (tests/fuzzing.py lists the
 mutations), runs `check --no-simulate` and, if it passes, `build`. It counts tracebacks (and
 internal errors), hangs, check-pass-build-fail, and other failures (canary file created, written
 outside --out, outside text leaked, bad exit codes), prints the first example of each cause, and
-exits 1 if there is any.
+exits 1 if there is any.  Cases `cache:<game>-N` damage the build cache between two builds (the
+rebuild must write what a build without the cache writes); cases `options-N` run one command with
+a hostile --scheduler or --vary.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=2000, help="number of cases, spread over the games")
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--games", default=",".join(fuzzing.GAMES), help="comma-separated game ids")
+    parser.add_argument("--games", default=",".join(fuzzing.GAMES + fuzzing.SURFACES),
+                        help="comma-separated game ids, and cache:<game> (a damaged build cache) or options (hostile --scheduler, --vary)")
     parser.add_argument("--slow", action="store_true", help="also build png and tts (longer time limit)")
     parser.add_argument("--mode", choices=("fork", "subprocess"), default="fork",
                         help="fork: commands in a forked warm child (fast); subprocess: `python -m cardgen` per command")
@@ -42,7 +46,7 @@ def main() -> int:
 
     if args.case:
         game, _, seed = args.case.rpartition("-")
-        case, findings, steps = fuzzing.run_case(game, int(seed), slow=args.slow, mode=args.mode, keep=args.keep)
+        case, findings, steps = fuzzing.run_any(game, int(seed), slow=args.slow, mode=args.mode, keep=args.keep)
         print(f"case {case.id}: " + "; ".join(case.mutations))
         for step in steps:
             print(f"$ {step.command}   -> exit {step.exit_code} in {step.seconds:.1f} s")

@@ -13,6 +13,14 @@ and cardgen's own code; for a whole document, the files it reads.  The cache is 
 (`MAX_BYTES`, oldest entries go first) and untrusted: an entry that is not a regular file,
 too big, or whose checksum fails is a miss (and is deleted), never an error.  Delete the
 folder to clear it; `cardgen build --no-cache` neither reads nor writes it.
+
+An output folder is not the user's own (a shared drive, an archive that shipped
+`output/.cache`, anyone who can write there), so every entry carries an HMAC-SHA256 of its key
+and its bytes under a secret that only this user's account holds (`user_secret`, 32 random
+bytes in `$CARDGEN_CACHE_HOME`, else `$XDG_CACHE_HOME/cardgen/`, else `~/.cache/cardgen/`,
+made 0600 on first use).  An entry moved to another key, rewritten with a checksum, or made
+with another secret (a cache folder copied from elsewhere) is a miss; when the secret cannot
+be read or made safely, the cache is off and the build draws everything.
 """
 
 from __future__ import annotations
@@ -20,8 +28,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +44,11 @@ MAX_BYTES = 1 << 30  # the whole cache of one game
 MAX_ENTRY_BYTES = 256 << 20
 MAX_TREE_FILES = 20_000  # files of a game folder that are hashed; beyond that the rest count by name, size and time
 MAX_HASHED_BYTES = 512 << 20  # a file bigger than any input cardgen reads counts by size and time too
-_MAGIC = b"cardgen-cache-1\n"
+_MAGIC = b"cardgen-cache-2\n"  # -1 entries carried a plain SHA-256 anyone could recompute
+_MAC_BYTES = 32
+SECRET_FILE = "cache-secret"
+SECRET_BYTES = 32
+HOME_ENV = "CARDGEN_CACHE_HOME"  # the folder of the secret (tests point it at a temporary one)
 _KEY_CHARS = frozenset("0123456789abcdef")
 # Files of a game folder that the card faces do not read (the rulebooks' sources).
 _NOT_FACES = ("rules.",)
@@ -94,16 +108,93 @@ def read_regular(path: Path, limit: int) -> bytes | None:
     return data
 
 
-class Cache:
-    """A folder of entries, each `_MAGIC + sha256(data) + data`, named by its key."""
+# --- the user's secret ---------------------------------------------------------------------------
 
-    def __init__(self, folder: Path, max_bytes: int = MAX_BYTES):
+def user_cache_home() -> Path:
+    """The user's own cardgen folder, which holds the cache secret."""
+    if os.environ.get(HOME_ENV):
+        return Path(os.environ[HOME_ENV])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "cardgen"
+
+
+def user_secret() -> bytes | None:
+    """This user's cache secret, made on first use; None when it cannot be read or made safely
+    (then nothing is cached)."""
+    return _secret_in(str(user_cache_home()))
+
+
+@functools.lru_cache(maxsize=8)
+def _secret_in(home: str) -> bytes | None:
+    path = Path(home) / SECRET_FILE
+    found = _read_secret(path)
+    if found is not None:
+        return found
+    try:
+        os.makedirs(home, mode=0o700, exist_ok=True)
+        temporary = path.with_name(f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            with os.fdopen(fd, "wb", closefd=False) as handle:
+                handle.write(secrets.token_bytes(SECRET_BYTES))
+                handle.flush()
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temporary, path)  # never replaces a secret another build made meanwhile
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links here: a rename, which at worst replaces a secret made a moment ago
+            if not path.exists():
+                os.replace(temporary, path)
+        finally:
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
+    except OSError:
+        return None
+    return _read_secret(path)
+
+
+def _read_secret(path: Path) -> bytes | None:
+    """The secret in `path` if it is this user's own regular file, unreadable by others."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        # POSIX: owned by this user and closed to others (Windows keeps a profile's files to its user by ACL)
+        private = os.name != "posix" or (info.st_uid == os.getuid() and not info.st_mode & 0o077)
+        if not stat.S_ISREG(info.st_mode) or not private or info.st_size != SECRET_BYTES:
+            return None
+        data = os.read(fd, SECRET_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == SECRET_BYTES else None
+
+
+class Cache:
+    """A folder of entries, each `_MAGIC + HMAC(secret, key, data) + data`, named by its key."""
+
+    def __init__(self, folder: Path, max_bytes: int = MAX_BYTES, secret: bytes | None = None):
         self.folder = Path(folder)
         self.max_bytes = max_bytes
-        # a planted link would send our writes elsewhere: no caching
-        self.off = self.folder.is_symlink() or self.folder.parent.is_symlink()
+        self._secret = secret if secret is not None else user_secret()
+        # a planted link would send our writes elsewhere, and without a secret nothing can be trusted: no caching
+        self.off = self._secret is None or self.folder.is_symlink() or self.folder.parent.is_symlink()
         self.hits = 0
         self.misses = 0
+
+    def _mac(self, key: str, data: bytes) -> bytes:
+        """The entry's tag: binds its bytes to its key (no swapping) under the user's secret (no forging)."""
+        assert self._secret is not None
+        mac = hmac.new(self._secret, _MAGIC + key.encode("ascii") + b"\0", hashlib.sha256)
+        mac.update(data)
+        return mac.digest()
 
     def _path(self, key: str) -> Path:
         if len(key) != 64 or not set(key) <= _KEY_CHARS:
@@ -117,14 +208,15 @@ class Cache:
             self.misses += 1
             return None
         try:
-            blob = read_regular(path, MAX_ENTRY_BYTES + len(_MAGIC) + 32)
+            blob = read_regular(path, MAX_ENTRY_BYTES + len(_MAGIC) + _MAC_BYTES)
         except ValueError:
             blob = b""  # a folder, a device or an oversized file where the entry goes: wrong
         if blob is None:
             self.misses += 1
             return None
-        head, check, data = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
-        if head != _MAGIC or hashlib.sha256(data).digest() != check:
+        end = len(_MAGIC) + _MAC_BYTES
+        head, tag, data = blob[:len(_MAGIC)], blob[len(_MAGIC):end], blob[end:]
+        if head != _MAGIC or not hmac.compare_digest(self._mac(key, data), tag):
             self.misses += 1
             self._discard(path)
             return None
@@ -142,7 +234,7 @@ class Cache:
         from .files import write_atomic
 
         path = self._path(key)
-        blob = _MAGIC + hashlib.sha256(data).digest() + data
+        blob = _MAGIC + self._mac(key, data) + data
         try:
             write_atomic(path, blob)
         except OSError:

@@ -58,6 +58,42 @@ POLICY_HELP = ("Bot policy: once for every seat, or once per seat in order. A ga
                "openspiel-ismcts[:N] / openspiel-mcts[:N] (needs the [agents] extra).")
 
 
+class SchedulerAddress(click.ParamType):
+    """--scheduler: a Dask scheduler's address (analysis/executors.scheduler_address); anything else
+    is a usage error that names the form to write."""
+
+    name = "ADDRESS"
+
+    def convert(self, value, param, ctx):
+        from .analysis.executors import scheduler_address
+
+        try:
+            return scheduler_address(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class VarySpec(click.ParamType):
+    """--vary PATH=VALUES, parsed (analysis/overrides.parse_vary) and bounded before any point is
+    built; a malformed one is a usage error."""
+
+    name = "PARAM=VALUES"
+
+    def convert(self, value, param, ctx):
+        from .analysis.overrides import Vary, parse_vary
+
+        if isinstance(value, Vary):
+            return value
+        try:
+            return parse_vary(str(value))
+        except CardgenError as exc:
+            self.fail(str(exc).removeprefix("--vary "), param, ctx)  # click names the option already
+
+
+scheduler_option = click.option("--scheduler", type=SchedulerAddress(),
+                                help="With --executor dask: the scheduler's address, tcp://HOST:8786 (workers run what it sends them).")
+
+
 @click.group(cls=_Group)
 @click.version_option(package_name="cardgen")
 def cli() -> None:
@@ -198,7 +234,7 @@ def export(game: str, fmt: str, output: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--save-records", type=click.Path(file_okay=False), help="Write a replayable record of every game to this folder.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where games run: local processes or a Dask cluster (results do not depend on it).")
-@click.option("--scheduler", help="With --executor dask: the scheduler's address, tcp://HOST:8786.")
+@scheduler_option
 def simulate(game: str, count: int, seed: int, players: int | None, variant: str, policies: tuple[str, ...],
              rotate_seats: bool, workers: int | None, fmt: str, save_records: str | None, executor: str, scheduler: str | None) -> None:
     """Simulate GAME with bots and report win rates, draws, lengths and endings."""
@@ -353,7 +389,7 @@ def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, wor
 
 @cli.command()
 @click.argument("game")
-@click.option("--vary", "varies", multiple=True, metavar="PARAM=VALUES", help="A rule parameter (event_urge.max), card count (cards.maid.count) or card field (cards.quest_escort.fame) and its values: 3..8, 0..1:0.25 or 6,8,10. Repeatable: the points are every combination.")
+@click.option("--vary", "varies", multiple=True, type=VarySpec(), metavar="PARAM=VALUES", help="A rule parameter (event_urge.max), card count (cards.maid.count) or card field (cards.quest_escort.fame) and its values: 3..8, 0..1:0.25 or 6,8,10 (at most 1,000). Repeatable: the points are every combination.")
 @click.option("--samples", type=click.IntRange(min=1), help="Draw this many points from the --vary values instead of the whole grid.")
 @click.option("--sampling", type=click.Choice(["lhs", "random"]), default="lhs", show_default=True, help="With --samples: Latin hypercube or plain random.")
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="Games per point, fixed in advance.")
@@ -372,7 +408,7 @@ def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, wor
 @report_lang
 @report_paper
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where points run: local processes or a Dask cluster (results do not depend on it).")
-@click.option("--scheduler", help="With --executor dask: the scheduler's address, tcp://HOST:8786.")
+@scheduler_option
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Local worker processes (default: all cores).")
 def sweep(game: str, **options) -> None:
     """Simulate GAME at every point of a grid of rule parameters and card counts, never editing its files."""

@@ -1,7 +1,9 @@
 """One row per physical card, for spreadsheets (CSV, xlsx) and scripts (JSON).
 
 The CSV and xlsx tables are card lists a game folder can keep instead of cards.yaml
-(io/spreadsheet.py reads them back): the same game, card for card.
+(io/spreadsheet.py reads them back): the same game, card for card.  A text that a spreadsheet
+program would take for a formula (`=HYPERLINK(...)`, `+`, `-`, `@`, tab, CR) is written with a
+quote before it (`spreadsheet.neutralise`), which the reader takes away again.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import io
 import json
 from typing import Any
 
-from .io.spreadsheet import COPY_COLUMN, ID_COLUMN, NAME_COLUMNS, NOTE_COLUMNS, SHEET_NAME, TYPE_COLUMN
+from .io.spreadsheet import COPY_COLUMN, ID_COLUMN, NAME_COLUMNS, NOTE_COLUMNS, SHEET_NAME, TYPE_COLUMN, neutralise
 from .langs import LANGUAGES
 from .model import Game, Text
 
@@ -37,7 +39,7 @@ def card_table(game: Game) -> tuple[list[str], list[list[Any]]]:
     """The header and one row per card; a bilingual value is two columns, `<field>_ja` and `<field>_en`.
 
     A type's note is repeated on each of its rows (the reader checks that they agree); a cell a
-    card does not fill is None.
+    card does not fill is None; a text is neutralised (never read as a formula).
     """
     notes = {t.id: t.note for t in game.card_types}
     columns: list[str] = [ID_COLUMN, TYPE_COLUMN, COPY_COLUMN, *NAME_COLUMNS]
@@ -59,7 +61,7 @@ def card_table(game: Game) -> tuple[list[str], list[list[Any]]]:
                 row += [value.get(lang) if value is not None else None for lang in LANGUAGES]
             else:
                 row.append(value)
-        rows.append(row)
+        rows.append([neutralise(v) if isinstance(v, str) else v for v in row])
     return columns, rows
 
 
@@ -87,10 +89,6 @@ def to_xlsx(game: Game) -> bytes:
         cell.font = Font(bold=True)
     for row in rows:
         sheet.append(row)
-    for cells in sheet.iter_rows(min_row=2):
-        for cell in cells:
-            if isinstance(cell.value, str) and cell.value.startswith("="):
-                cell.data_type = "s"  # text that starts with '=' stays text, never a formula
     sheet.freeze_panes = "A2"
     for index, name in enumerate(columns, 1):
         longest = max([len(name)] + [len(str(r[index - 1])) for r in rows if r[index - 1] is not None])

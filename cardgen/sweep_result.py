@@ -35,9 +35,13 @@ def format_overrides(overrides: dict[str, Any]) -> str:
     return ", ".join(f"{k}={show_value(v)}" for k, v in overrides.items()) or "(the game as written)"
 
 
+MAX_SHOWN = 40  # characters of a value text quoted back in a message
+
+
 def show_value(value: Any) -> str:
-    """A value as a point is printed: true/false as in YAML, anything else as str."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    """A value as a point is printed: true/false as in YAML, anything else as str (a long one shortened)."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
 # --- the plan ---------------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -8,6 +11,12 @@ import pytest
 from cardgen.load import bundled_games_dir
 
 BUNDLED = ("llll", "requiem", "alice", "ohanatsumi")
+
+# The build cache's secret (cardgen/cache.py) is kept in a folder of this test run, never in the
+# user's own ~/.cache/cardgen; commands the tests start inherit it.
+if not os.environ.get("CARDGEN_CACHE_HOME"):
+    os.environ["CARDGEN_CACHE_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-cache-home-")
+    atexit.register(shutil.rmtree, os.environ["CARDGEN_CACHE_HOME"], True)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ script import this module.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -836,7 +837,7 @@ def repro(case_id: str) -> str:
 def _run_one(job: tuple[str, int, bool, str]) -> tuple[str, list[Finding], float, list[int | None]]:
     game, seed, slow, mode = job
     started = time.monotonic()
-    case, findings, steps = run_case(game, seed, slow=slow, mode=mode)
+    case, findings, steps = run_any(game, seed, slow=slow, mode=mode)
     return case.id, findings, time.monotonic() - started, [s.exit_code for s in steps]
 
 
@@ -883,3 +884,291 @@ def run_many(jobs: list[tuple[str, int]], workers: int = 2, slow: bool = False, 
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return findings, stats
+
+
+# ---------------------------------------------------------------------------------------------
+# Beyond the game folder (issue 26): a hostile build cache beside the outputs, and hostile
+# command-line options (--scheduler, --vary).  Case ids: `cache:<game>-<seed>`, `options-<seed>`.
+#
+# A cache case builds the pristine game without the cache (the reference) and with it, damages
+# OUT/.cache/<game>/ and png/ with seeded mutations (swapped, forged, foreign-signed, truncated,
+# linked entries ...), and builds again: the rebuild must exit 0 with outputs byte-identical to
+# the reference, whatever the cache held.  An options case runs one `simulate`/`sweep` with a
+# hostile option: exit 0, 1 or 2 within the time limit, never a traceback.
+
+CACHE_OUTPUTS = ("sheets", "rules", "tuckbox", "png")
+CACHE_GAMES = ("alice", "llll")
+SURFACES = tuple(f"cache:{g}" for g in CACHE_GAMES) + ("options",)
+_OLD_MAGIC = b"cardgen-cache-1\n"
+_HEADER = 48  # format line (16 bytes) and checksum or tag (32)
+
+
+def _entries(cache_dir: Path) -> list[Path]:
+    return sorted(p for p in cache_dir.iterdir() if p.is_file() and not p.is_symlink()) if cache_dir.is_dir() else []
+
+
+def _payload(path: Path) -> bytes:
+    return path.read_bytes()[_HEADER:]
+
+
+def _sign_foreign(path: Path, data: bytes, rng: random.Random) -> None:
+    """`data` signed as a valid entry under another user's secret."""
+    from cardgen.cache import Cache
+
+    Cache(path.parent, secret=rng.randbytes(32)).put(path.name, data)
+
+
+def cm_swap(rng, cache_dir, png_dir):
+    entries = _entries(cache_dir)
+    if len(entries) < 2:
+        return "swap: too few entries"
+    chosen = rng.sample(entries, rng.randint(2, len(entries)))
+    blobs = [p.read_bytes() for p in chosen]
+    for path, blob in zip(chosen, blobs[1:] + blobs[:1]):
+        path.write_bytes(blob)
+    return f"swapped {len(chosen)} entries in a ring"
+
+
+def cm_forge(rng, cache_dir, png_dir):
+    entries = _entries(cache_dir)
+    if len(entries) < 2:
+        return "forge: too few entries"
+    target, source = rng.sample(entries, 2)
+    data = _payload(source)
+    how = rng.choice(("old checksum", "new header, plain checksum", "foreign secret"))
+    if how == "old checksum":
+        target.write_bytes(_OLD_MAGIC + hashlib.sha256(data).digest() + data)
+    elif how == "new header, plain checksum":
+        target.write_bytes(target.read_bytes()[:16] + hashlib.sha256(data).digest() + data)
+    else:
+        _sign_foreign(target, data, rng)
+    return f"forged {target.name[:8]} with {source.name[:8]}'s data ({how})"
+
+
+def cm_foreign_folder(rng, cache_dir, png_dir):
+    """Every entry re-signed under another secret, each holding another's data: a shipped cache."""
+    entries = _entries(cache_dir)
+    datas = [_payload(p) for p in entries]
+    secret_rng = random.Random(rng.random())
+    for path, data in zip(entries, datas[1:] + datas[:1]):
+        _sign_foreign(path, data, secret_rng)
+    return f"the whole cache signed by another user ({len(entries)} entries)"
+
+
+def cm_png_index(rng, cache_dir, png_dir):
+    """Two PNG files swapped and the index of their digests forged to match."""
+    pngs = sorted(png_dir.glob("*.png")) if png_dir.is_dir() else []
+    if len(pngs) < 2:
+        return "png index: too few PNG files"
+    one, two = rng.sample(pngs, 2)
+    a, b = one.read_bytes(), two.read_bytes()
+    one.write_bytes(b)
+    two.write_bytes(a)
+    da, db = hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest()
+    for path in _entries(cache_dir):
+        data = _payload(path)
+        if data.startswith(b"{") and da.encode() in data:
+            index = {k: {da: db, db: da}.get(v, v) for k, v in json.loads(data).items()}
+            forged = json.dumps(index, sort_keys=True).encode()
+            if rng.random() < 0.5:
+                path.write_bytes(_OLD_MAGIC + hashlib.sha256(forged).digest() + forged)
+            else:
+                _sign_foreign(path, forged, rng)
+    return f"swapped {one.name} and {two.name}, index forged"
+
+
+def cm_damage(rng, cache_dir, png_dir):
+    entries = _entries(cache_dir)
+    if not entries:
+        return "damage: no entries"
+    path = rng.choice(entries)
+    blob = path.read_bytes()
+    how = rng.choice(("flip", "truncate", "random", "empty", "header only", "huge"))
+    if how == "flip" and blob:
+        i = rng.randrange(len(blob))
+        blob = blob[:i] + bytes([blob[i] ^ 0xFF]) + blob[i + 1:]
+    elif how == "truncate":
+        blob = blob[:rng.randrange(len(blob) + 1)]
+    elif how == "random":
+        blob = rng.randbytes(rng.choice((1, 47, 48, 49, 4096)))
+    elif how == "empty":
+        blob = b""
+    elif how == "header only":
+        blob = blob[:_HEADER]
+    elif how == "huge":
+        with open(path, "wb") as handle:  # sparse: bigger than an entry may be, without using the disk
+            handle.truncate(300 << 20)
+        return f"{path.name[:8]}: huge (sparse)"
+    path.write_bytes(blob)
+    return f"{path.name[:8]}: {how}"
+
+
+def cm_plant(rng, cache_dir, png_dir):
+    """Something that is not an entry where an entry is, or beside the entries."""
+    entries = _entries(cache_dir)
+    how = rng.choice(("link to /etc/passwd", "link to another entry", "folder", "fifo", "junk name", "cache is a link"))
+    if how == "cache is a link":
+        elsewhere = cache_dir.parent / "elsewhere"
+        if cache_dir.is_dir() and not cache_dir.is_symlink():
+            cache_dir.rename(elsewhere)
+            cache_dir.symlink_to(elsewhere)
+        return how
+    if how == "junk name":
+        (cache_dir / rng.choice(("..x", ".tmp", "A" * 64, "0" * 63, "x" * 255))).write_bytes(rng.randbytes(64))
+        return how
+    if not entries:
+        return f"{how}: no entries"
+    path = rng.choice(entries)
+    path.unlink()
+    if how == "link to /etc/passwd":
+        path.symlink_to("/etc/passwd")
+    elif how == "link to another entry":
+        others = [e for e in entries if e != path]
+        path.symlink_to(others[0] if others else "/etc/passwd")
+    elif how == "folder":
+        path.mkdir()
+        (path / "inside").write_bytes(b"x")
+    elif how == "fifo" and hasattr(os, "mkfifo"):
+        os.mkfifo(path)
+    return f"{path.name[:8]}: {how}"
+
+
+CACHE_MUTATIONS = (cm_swap, cm_swap, cm_forge, cm_forge, cm_forge, cm_foreign_folder, cm_png_index, cm_png_index,
+                   cm_damage, cm_damage, cm_plant)
+
+_reference_outputs: dict[str, dict[str, bytes]] = {}  # per worker process: the no-cache build of each game
+
+
+def _output_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()} \
+        if folder.is_dir() else {}
+
+
+def run_cache_case(game: str, seed: int, mode: str = "fork", keep: Path | None = None,
+                   limit: float = 120.0) -> tuple[Case, list[Finding], list[Step]]:
+    """Build, damage the cache with seeded mutations, build again; the rebuild must exit 0 and
+    write exactly what a build without the cache writes."""
+    rng = random.Random(f"cache:{game}:{seed}")
+    case = Case(f"cache:{game}", seed)
+    base = Path(tempfile.mkdtemp(prefix=f"cardgen-fuzz-cache-{game}-{seed}-")) if keep is None else keep
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        cwd = base / "cwd"
+        cwd.mkdir(exist_ok=True)
+        folder = base / "games" / game
+        if not folder.exists():
+            shutil.copytree(REPO / "card_data" / game, folder)
+        out, ref = base / "out", base / "ref"
+        env = {"CARDGEN_DEBUG": "1", "CARDGEN_CACHE_HOME": str(base / "home")}
+        build = ["build", str(folder)] + [a for o in CACHE_OUTPUTS for a in ("--only", o)]
+        first = [build + ["--out", str(out)]]
+        if game not in _reference_outputs:
+            first.insert(0, build + ["--out", str(ref), "--no-cache"])
+        before = snapshot(base / "games", REPO / "card_data", REPO / "templates")
+        steps, timed_out, stray = run_commands(first, cwd, limit=limit, mode=mode, env=env)
+        if game not in _reference_outputs and steps and steps[0].exit_code == 0:
+            _reference_outputs[game] = _output_files(ref / game)
+        findings = judge(case, steps, timed_out, stray, {}, {}, base, out)
+        if findings or any(s.exit_code != 0 for s in steps) or len(steps) < len(first):
+            if not findings:
+                findings.append(Finding(case.id, "harness", "build", steps[-1].output if steps else stray,
+                                        "the pristine game did not build", list(case.mutations)))
+            return case, findings, steps
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            op = rng.choice(CACHE_MUTATIONS)
+            case.mutations.append(op(rng, out / ".cache" / game, out / game / "png"))
+        again, timed_out, stray = run_commands([build + ["--out", str(out)]], cwd, limit=limit, mode=mode, env=env)
+        after = snapshot(base / "games", REPO / "card_data", REPO / "templates")
+        findings = judge(case, again, timed_out, stray, before, after, base, out / game)
+        if again and again[0].exit_code not in (0, None) and not findings:
+            findings.append(Finding(case.id, "cache-build-fail", again[0].command, again[0].output,
+                                    "a damaged cache failed the build: " + _normalise(again[0].output[-160:]),
+                                    list(case.mutations)))
+        elif again and again[0].exit_code == 0:
+            got, want = _output_files(out / game), _reference_outputs.get(game, {})
+            if got != want:
+                differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+                findings.append(Finding(case.id, "cache-trusted", again[0].command, "differ: " + ", ".join(differ[:10]),
+                                        "a rebuild wrote what a damaged cache held", list(case.mutations)))
+        return case, findings, steps + again
+    finally:
+        if keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+# Scheduler addresses: malformed (a usage error), and well formed but with nothing, or nothing
+# Dask, behind them (an error within Dask's connect timeout, set short for the fuzzer).
+SCHEDULERS = ("foo", "file:///etc/passwd", "tcp://[::1", "tcp://127.0.0.1:99999", "ucx://127.0.0.1:8786", "", " ",
+              "tcp://127.0.0.1:0", "tcp://" + "a" * 300 + ":1", "tcp://a..b:1", "inproc://x", "tcp://127.0.0.1:8786/x",
+              "TCP://127.0.0.1:1", "tcp://127.0.0.1:１２", "\x00tcp://127.0.0.1:1", "tcp://127.0.0.1:1", "tcp://[::1]:1",
+              "tls://127.0.0.1:1", "tcp://localhost:1", "tcp://-x:1", "tcp://127.0.0.1:-1", "tcp://[zz]:1",
+              "tcp://127.0.0.1:" + "9" * 400, "tcp://" + "1." * 2000 + "1:1")
+VARY_PATHS = {"alice": ("cards.red_place.count", "memo_limit", "cards.alice_red.fame", "cards.red_place.copies.1.x",
+                        "cards..count", "cards.red_place", "parameters.memo_limit", "x" * 500, "日本.count", "a=b")}
+HUGE = "9" * 400
+
+
+def _vary_values(rng: random.Random) -> str:
+    """A --vary value text: small and valid, or hostile (huge, long, malformed)."""
+    small = (f"{rng.randint(-3, 3)}..{rng.randint(0, 5)}", f"0..1:{rng.choice(('0.5', '0.25', '0', '-1', '1e-9'))}",
+             ",".join(str(rng.randint(-5, 9)) for _ in range(rng.randint(1, 4))), "true,false", "1,,2", "..", "1..",
+             "nan..inf", "1e5..1e6", "½", "\x00", "1..2:", "0x10..0x20", "1_000..1_001", "-0..0", " 1 .. 3 ")
+    hostile = (f"0..{HUGE}", f"0.1..{HUGE}:0.5", f"{HUGE}..{HUGE}", f"-{HUGE}..0", f"0..1:0.{'0' * 400}1",
+               ",".join(str(i) for i in range(rng.choice((1001, 20_000)))), HUGE, f"{HUGE}.5", "1e308,1e309",
+               "0..1000000", "," * 5000, "1" * 5000, "1..2:" + HUGE)
+    return rng.choice(small if rng.random() < 0.5 else hostile)
+
+
+def option_args(rng: random.Random, out: Path) -> tuple[list[str], str]:
+    """One seeded `cardgen simulate|sweep` command with a hostile --scheduler or --vary."""
+    if rng.random() < 0.4:
+        address = rng.choice(SCHEDULERS)
+        if rng.random() < 0.3:  # a random edit of a well-formed address
+            chars = list("tcp://127.0.0.1:1")
+            i = rng.randrange(len(chars))
+            chars[i:i + 1] = rng.choice(([], [chr(rng.randint(0, 0x2FF))], ["::"], ["]"], ["%"]))
+            address = "".join(chars)
+        command = rng.choice((["simulate", "alice", "--games", "2"],
+                              ["sweep", "alice", "--vary", "memo_limit=2..3", "--games", "1", "--no-report", "--out", str(out)]))
+        return command + ["--executor", "dask", "--scheduler", address], f"--scheduler {address[:60]!r}"
+    path = rng.choice(VARY_PATHS["alice"])
+    vary = f"{path}={_vary_values(rng)}"
+    args = ["sweep", "alice", "--vary", vary, "--games", "1", "--workers", "1", "--out", str(out)]
+    if rng.random() < 0.3:
+        args += ["--vary", f"cards.alice_black.count={_vary_values(rng)}"]
+    if rng.random() < 0.2:
+        args += ["--samples", rng.choice(("1", "3", "0", "100000", HUGE))]
+    if rng.random() < 0.8:
+        args.append("--no-report")
+    return args, f"--vary {vary[:60]!r}"
+
+
+def run_option_case(seed: int, mode: str = "fork", keep: Path | None = None,
+                    limit: float = 20.0) -> tuple[Case, list[Finding], list[Step]]:
+    rng = random.Random(f"options:{seed}")
+    case = Case("options", seed)
+    base = Path(tempfile.mkdtemp(prefix=f"cardgen-fuzz-options-{seed}-")) if keep is None else keep
+    try:
+        cwd = base / "cwd"
+        cwd.mkdir(parents=True, exist_ok=True)
+        args, what = option_args(rng, base / "out")
+        case.mutations.append(what)
+        env = {"CARDGEN_DEBUG": "1", "CARDGEN_CACHE_HOME": str(base / "home"),
+               "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"}
+        before = snapshot(REPO / "card_data", REPO / "templates")
+        steps, timed_out, stray = run_commands([args], cwd, limit=limit, mode=mode, env=env)
+        after = snapshot(REPO / "card_data", REPO / "templates")
+        return case, judge(case, steps, timed_out, stray, before, after, base, base / "out"), steps
+    finally:
+        if keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def run_any(game: str, seed: int | None, slow: bool = False, mode: str = "fork",
+            keep: Path | None = None) -> tuple[Case, list[Finding], list[Step]]:
+    """A case of any kind by its name: a bundled game's folder, `cache:<game>` or `options`."""
+    if game.startswith("cache:"):
+        return run_cache_case(game.split(":", 1)[1], seed or 0, mode=mode, keep=keep)
+    if game == "options":
+        return run_option_case(seed or 0, mode=mode, keep=keep)
+    return run_case(game, seed, slow=slow, mode=mode, keep=keep)

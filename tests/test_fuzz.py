@@ -50,6 +50,30 @@ def test_fuzz_pristine_games_pass_check_and_build():
     assert stats["check_ok"] == stats["build_ok"] == len(fuzzing.GAMES), stats
 
 
+# Beyond the folder (tests/fuzzing.py, "Beyond the game folder"): hostile --scheduler/--vary
+# options (about a second each) and a damaged build cache between two builds (three builds each).
+CI_OPTION_CASES, CI_CACHE_CASES = 16, 1
+
+
+def _run_surfaces(options: int, cache: int, start: int = 0) -> None:
+    jobs = [("options", start + i) for i in range(options)]
+    jobs += [(f"cache:{fuzzing.CACHE_GAMES[i % len(fuzzing.CACHE_GAMES)]}", start + i) for i in range(cache)]
+    findings, stats = fuzzing.run_many(jobs, WORKERS)
+    assert stats["cases"] == len(jobs)
+    if findings:
+        pytest.fail(f"{len({f.case for f in findings})} of {len(jobs)} cases broke the trust rules:\n"
+                    f"{fuzzing.report(findings)}\n\nreproduce: {fuzzing.repro(findings[0].case)}", pytrace=False)
+
+
+def test_fuzz_cache_and_options_ci():
+    _run_surfaces(CI_OPTION_CASES, CI_CACHE_CASES)
+
+
+@pytest.mark.slow
+def test_fuzz_cache_and_options_many():
+    _run_surfaces(300, 40, start=400_000)
+
+
 @pytest.mark.slow
 def test_fuzz_game_folders_thousands():
     _run(4000, start=100_000)

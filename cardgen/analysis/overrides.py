@@ -22,22 +22,26 @@ import hashlib
 import json
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import CardgenError
+from ..io.limits import MAX_CARDS
 from ..io.paths import folder_file
 from ..io.reader import SchemaReader
 from ..load import resolve_game_path
 from ..model import Game
-from ..sweep_result import Vary, format_overrides, show_value
+from ..sweep_result import MAX_SHOWN, Vary, format_overrides, show_value
 
 _TAGS = {bool: "tag:yaml.org,2002:bool", int: "tag:yaml.org,2002:int", float: "tag:yaml.org,2002:float",
          str: "tag:yaml.org,2002:str"}
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
-MAX_VALUES = 10_000
+# The most values one --vary takes (a range's or a list's), counted before a value is made: every
+# value is at least one point to check and simulate, and each point's check takes tens of ms.
+MAX_VALUES = 1_000
 
 
 # --- values ---------------------------------------------------------------------------------
@@ -65,23 +69,29 @@ def parse_values(text: str, what: str) -> list[Any]:
     text = text.strip()
     if not text:
         raise CardgenError(f"{what}: no values; write e.g. 3..8, 0..1:0.25 or 6,8,10")
+    shown = text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
     m = re.fullmatch(r"(-?[0-9]+(?:\.[0-9]*)?)\.\.(-?[0-9]+(?:\.[0-9]*)?)(?::([0-9]+(?:\.[0-9]*)?))?", text)
     if m:
         lo, hi = parse_value(m.group(1)), parse_value(m.group(2))
         step = parse_value(m.group(3)) if m.group(3) else 1
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi, step)) or step <= 0:
-            raise CardgenError(f"{what}: '{text}' is not a range; write LOW..HIGH or LOW..HIGH:STEP with numbers and a positive step")
-        if hi < lo:
-            raise CardgenError(f"{what}: range {text} runs backwards; write {m.group(2)}..{m.group(1)}")
-        count = int(math.floor((hi - lo) / step + 1e-9)) + 1
+            raise CardgenError(f"{what}: '{shown}' is not a range; write LOW..HIGH or LOW..HIGH:STEP with numbers and a positive step")
+        # counted exactly on the numbers as written: a 400-digit end overflows a float
+        low, high, by = (Fraction(t) for t in (m.group(1), m.group(2), m.group(3) or "1"))
+        if high < low:
+            raise CardgenError(f"{what}: range {shown} runs backwards; write {m.group(2)}..{m.group(1)}"
+                               if shown == text else f"{what}: range {shown} runs backwards; write the higher end last")
+        count = math.floor((high - low) / by) + 1
         if count > MAX_VALUES:
-            raise CardgenError(f"{what}: range {text} has {count:,} values, more than {MAX_VALUES:,}")
+            raise CardgenError(f"{what}: range {shown} has more than {MAX_VALUES:,} values; use a bigger step or a narrower range")
         if all(isinstance(v, int) for v in (lo, hi, step)):
             return list(range(lo, hi + 1, step))
         return [round(lo + i * step, 10) for i in range(count)]
+    if text.count(",") >= MAX_VALUES:
+        raise CardgenError(f"{what}: the list {shown} has more than {MAX_VALUES:,} values; give fewer")
     values = [parse_value(part) for part in text.split(",")]
     if any(v == "" for v in values):
-        raise CardgenError(f"{what}: an empty value in '{text}'")
+        raise CardgenError(f"{what}: an empty value in '{shown}'")
     return values
 
 
@@ -202,8 +212,8 @@ def _override_cards(cards_node: yaml.Node, parts: list[str], value: Any, what: s
     type_id = parts[0]
     item = types.value[index]
     if rest == ["count"]:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise CardgenError(f"{what}: a count must be a whole number 0 or more, not {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_CARDS:
+            raise CardgenError(f"{what}: a count must be a whole number from 0 to {MAX_CARDS:,}, not {show_value(value)}")
         count_node = _value_of(item, "count")
         old = int(count_node.value) if isinstance(count_node, yaml.ScalarNode) and count_node.value.isdigit() else None
         if old is None:

@@ -343,7 +343,7 @@ __all__ = ["SweepSpec", "SweepResult", "Progress", "run_sweep", "plan_points", "
            "table_csv", "table_json", "table_text", "write_parquet", "format_overrides"]
 
 
-def sweep_command(game: str, *, varies: Sequence[str], samples: int | None, sampling: str, count: int, seed: int,
+def sweep_command(game: str, *, varies: Sequence[str | Vary], samples: int | None, sampling: str, count: int, seed: int,
                   players: int | None, variant: str | None, policies: Sequence[str], rotate_seats: bool, target: str | None,
                   metrics: Sequence[str], fmt: str, output: str | None, out_dir: str, results_dir: str | None, no_report: bool,
                   executor: str, scheduler: str | None, workers: int | None, lang: str = DEFAULT_LANG,
@@ -357,7 +357,7 @@ def sweep_command(game: str, *, varies: Sequence[str], samples: int | None, samp
 
     if fmt == "parquet" and not output:
         raise CardgenError("--format parquet writes a binary file; give --output FILE.parquet")
-    spec = SweepSpec(game, tuple(parse_vary(v) for v in varies), count, seed, players, variant, tuple(policies),
+    spec = SweepSpec(game, tuple(v if isinstance(v, Vary) else parse_vary(v) for v in varies), count, seed, players, variant, tuple(policies),
                      rotate_seats, samples, sampling)
     runner = make_executor(executor, scheduler, workers)
     tty = sys.stderr.isatty()

@@ -349,7 +349,7 @@ class SchemaReader:
             "int": isinstance(value, int) and not isinstance(value, bool),
             "str": isinstance(value, str) and value.strip() != "",
             "bool": isinstance(value, bool),
-            "number": isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
+            "number": isinstance(value, (int, float)) and not isinstance(value, bool) and (isinstance(value, int) or math.isfinite(value)),  # a 400-digit int overflows isfinite
         }[kind]
         if not ok:
             shown = repr(node.value) if node.value != "" else "an empty value"

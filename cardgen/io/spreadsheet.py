@@ -49,6 +49,12 @@ _ZIP_ERRORS = (zlib.error, OSError, EOFError, RuntimeError, ValueError, NotImple
 _STR, _INT, _BOOL, _MAP, _SEQ = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool",
                                  "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 _WHOLE = re.compile(r"^[+-]?[0-9]+$")
+# A text cell a spreadsheet program could run as a formula starts with one of these (OWASP's
+# CSV-injection guidance); `cardgen export` writes such a cell with a quote before it, and the reader
+# takes exactly that quote away again.  A text that already starts with quotes and then one of these
+# gets one more quote, so a text the writer never touched is read back unchanged.
+_FORMULA_STARTS = "=+-@\t\r"
+_NEUTRALISED = re.compile("^'+[" + re.escape(_FORMULA_STARTS) + "]")
 _TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
 
 
@@ -328,6 +334,19 @@ def read_size_checked(path: Path, shown: str) -> None:
 
 # --- cells to YAML nodes --------------------------------------------------------------------------
 
+def neutralise(text: str) -> str:
+    """`text` as export writes it into a cell: with a quote before it when a spreadsheet program
+    could take it for a formula (see `_FORMULA_STARTS`); `restore` undoes exactly this."""
+    if text.lstrip("'")[:1] in tuple(_FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
+def restore(text: str) -> str:
+    """The text `neutralise` was given: one leading quote taken away when quotes lead to a formula character."""
+    return text[1:] if _NEUTRALISED.match(text) else text
+
+
 def _text_of(value: Any) -> str:
     """A cell as the text a person sees: 3.0 -> '3', True -> 'true', '' for an empty cell."""
     if value is None:
@@ -340,7 +359,7 @@ def _text_of(value: Any) -> str:
         return value.isoformat()
     if isinstance(value, timedelta):
         return str(value)
-    return str(value)
+    return restore(value) if isinstance(value, str) else str(value)
 
 
 def _scalar(value: Any, kind: str, at: Location) -> yaml.ScalarNode:
