@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 from ..errors import CardgenError
 from ..files import write_atomic
 from ..langs import DEFAULT as DEFAULT_LANG
-from ..sweep_result import (Condition, PointResult, SweepResult, SweepSpec, chart_metrics, format_overrides, metrics_of,
+from ..sweep_result import (Condition, PointResult, SweepResult, SweepSpec, Vary, chart_metrics, format_overrides, metrics_of,
                             primary_metric, resolve_metric)
 from .overrides import GameSource, Refused, point_key
 
