@@ -347,7 +347,7 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
             from .render.cards import raster
 
             card_size = resolve_card_size(game, options)
-            labels = page_labels(game, rendered.pairs)
+            labels = page_labels(game, rendered.pairs, _back_first(options))
             if "png" in outputs:
                 written = []
                 target = options.target
@@ -808,7 +808,8 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 spool.write(sheets)
                 sheets = None
             shop = deck("shop", lambda: printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, overflows, step,
-                                                      corner_index=options.corner_index, cmyk=cmyk))
+                                                      corner_index=options.corner_index, cmyk=cmyk,
+                                                      back_first=_back_first(options)))
             if "sheets" in outputs:
                 spool.seek(0)
                 sheets = spool.read()
@@ -816,7 +817,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
         pending.append((base / f"{game.id}-cards-{options.paper}.pdf", sheets))
     if outputs & {"shop", "png", "tts"}:
         if cache is not None and outputs & {"png", "tts"}:
-            face_cache = cache.faces(page_labels(game, pairs), card_size, options.shop_bleed, options.lang, cmyk)
+            face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
             name = options.target.shop_name if options.target else "{game}-print-shop.pdf"
             pending.append((base / name.format(game=game.id), shop))
@@ -834,6 +835,11 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     if cache is not None:
         result.drawn = list(cache.drawn)
     return _Rendered(result, pending, shop, pairs, face_cache)
+
+
+def _back_first(options: BuildOptions) -> bool:
+    """The print-shop PDF puts each card's back page before its front (the preset's page order)."""
+    return bool(options.target and options.target.back_first)
 
 
 def check_outputs(game: Game) -> list[CheckResult]:

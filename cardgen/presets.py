@@ -12,7 +12,14 @@ Sources (the services' own templates and upload guides):
 - The Game Crafter: poker 825 x 1125 px at 300 dpi (1/8 in bleed), safe zone 1/8 in
   (3.175 mm) inside the trim.
 - DriveThruCards: one card a page, 1/8 in bleed, PDF/X-1a in CMYK with an output intent,
-  safe zone 1/8 in inside the trim.
+  safe zone 1/8 in inside the trim (OneBookShelf's "Common Card Prep Issues & Solutions":
+  "Do not place any text closer than 1/8" (.125") from any finished edge", bleed 1/8 in on
+  all four sides built into the PDF, "PDF must be PDF/X-1a:2003").  Page order: each card's
+  back page comes before its front (`back_first`), as issue 27 reports DTC's card file guide
+  (help.drivethrupartners.com, the article on setting up card files) asks.  That article's
+  own text could not be found in the sources searched on 2026-12-03 (the search corpora hold
+  the OneBookShelf prep-issues page above, which says nothing on page order), so the order
+  is not quoted here: check it against the live guide before relying on it.
 - home-a4 / home-letter: the home-print sheets on that paper (see render/sheet.py) and a
   3 mm safe zone (DESIGN.md "Print conventions").
 """
@@ -43,6 +50,7 @@ class Preset:
     png_dir: str = "png"  # folder of the face PNGs under OUT/<game>/
     png_name: str = "{id}-{side}.png"  # {n}: 1-based card number, {id}: card id, {side}: front/back
     shared_back_name: str = "back.png"  # the common back, written once
+    back_first: bool = False  # the one-card-a-page PDF puts each card's back page before its front
     note: str = ""
 
 
@@ -65,7 +73,7 @@ PRESETS: dict[str, Preset] = {
                outputs=("png",), png_dir="png-tgc", png_name="{id}-{side}.png", shared_back_name="back.png",
                note="one PNG per face; the shared back once"),
         Preset("dtc", "DriveThruCards", "poker", 3.175, 3.175, cmyk=True,
-               outputs=("shop",), shop_name="{game}-dtc-cmyk.pdf",
+               outputs=("shop",), shop_name="{game}-dtc-cmyk.pdf", back_first=True,
                note="one card a page, PDF/X-1a:2003, CMYK (FOGRA39 output intent)"),
     )
 }
