@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from . import sizes
 from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
+from .handoff import FaceFiles
 from .langs import LANGUAGES
 from .model import Game
 from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
@@ -238,7 +239,8 @@ class BuildResult:
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
-        pngs = [f for f in self.files if f.parent.name.startswith("png")]
+        png_dirs = [next((d for d in f.parents if d.name.startswith("png")), None) for f in self.files if f.suffix == ".png"]
+        pngs = [d for d in png_dirs if d is not None]  # one entry per face PNG: its png*/ folder (TGC's deck folders are inside)
         tts = [f for f in self.files if f.parent.name == "tts"]
         lines = [f"{self.game_id}: {self.cards} cards"]
         if self.layout is not None:
@@ -247,7 +249,7 @@ class BuildResult:
             lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
         lines += [f"  {path}" for path in pdfs]
         if pngs:
-            lines.append(f"  {pngs[0].parent}/ ({len(pngs)} PNG files)")
+            lines.append(f"  {pngs[0]}/ ({len(pngs)} PNG files)")
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
         if self.preview:
@@ -358,10 +360,16 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
 
                 # the PNG files are their own cache (one index of digests, not a copy of each file)
                 files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
+                handoff = FaceFiles(labels, renamed) if target else None
                 for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
                                                    cache=rendered.face_cache, written=files):
-                    written.append(_write(options.out_dir, path_of(name), data))
-                _remove_stale(png_dir, written, ".png")
+                    if handoff is None or handoff.keep(name, data):
+                        written.append(_write(options.out_dir, path_of(name), data))
+                if handoff is not None:
+                    renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
+                    written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
+                for folder in {png_dir, *(path.parent for path in written)}:
+                    _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
                 result.files += written
                 if files is not None:
                     files.save()
@@ -389,6 +397,16 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     return result
 
 
+def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:
+    """manifest.csv and, for MPC-style presets, cards.xml next to the PNGs (cardgen/handoff.py)."""
+    from .handoff import image_rows, manifest_csv, mpc_order
+
+    files = [_write(out_dir, png_dir / "manifest.csv", manifest_csv(image_rows(handoff.images)))]
+    if target.mpc_order:
+        files.append(_write(out_dir, png_dir / "cards.xml", mpc_order(handoff.images, [card.id for card in game.cards])))
+    return files
+
+
 def _build_cache(game: Game, options: BuildOptions):
     """The game's BuildCache when `options.cache`, else None."""
     if not options.cache:
@@ -405,15 +423,21 @@ def _png_names(labels, target) -> dict[str, str]:
     from .presets import png_file_name
     from .render.cards.raster import safe_name, shared_back_name
 
+    from .handoff import deck_folder
+
     out: dict[str, str] = {}
     numbers: dict[str, int] = {}
+    groups = {card_id: group for _, card_id, side, group in labels if side == "back"}
     for _, card_id, side, group in labels:
         number = numbers.setdefault(card_id, len(numbers) + 1)
+        folder = f"{deck_folder(groups[card_id])}/" if target.deck_folders else ""
         if group is not None:
-            if group == "default":
+            if target.deck_folders:
+                out[shared_back_name(group)] = folder + target.shared_back_name
+            elif group == "default":
                 out[shared_back_name(group)] = target.shared_back_name
             continue
-        out[f"{safe_name(card_id)}-{side}.png"] = png_file_name(target, number, safe_name(card_id), side)
+        out[f"{safe_name(card_id)}-{side}.png"] = folder + png_file_name(target, number, safe_name(card_id), side)
     return out
 
 

@@ -51,6 +51,8 @@ class Preset:
     png_name: str = "{id}-{side}.png"  # {n}: 1-based card number, {id}: card id, {side}: front/back
     shared_back_name: str = "back.png"  # the common back, written once
     back_first: bool = False  # the one-card-a-page PDF puts each card's back page before its front
+    mpc_order: bool = False  # write cards.xml, the MPC Autofill desktop client's order file (handoff.py)
+    deck_folders: bool = False  # one PNG folder per back, each with its back.png (a deck takes one back)
     note: str = ""
 
 
@@ -64,14 +66,14 @@ PRESETS: dict[str, Preset] = {
                outputs=("sheets", "rules", "standard", "playtest"),
                note="home-print sheets on Letter; every document on Letter"),
         Preset("mpc", "MakePlayingCards", "poker", 36 * PX_MM, 36 * PX_MM, png_px=(822, 1122),
-               outputs=("png",), png_dir="png-mpc", png_name="{n:03d}-{id}-{side}.png", shared_back_name="000-back.png",
+               outputs=("png",), png_dir="png-mpc", png_name="{n:03d}-{id}-{side}.png", shared_back_name="000-back.png", mpc_order=True,
                note="upload the PNGs in name order: fronts and their backs pair by number"),
         Preset("printerstudio", "PrinterStudio", "poker", 36 * PX_MM, 36 * PX_MM, png_px=(822, 1122),
                outputs=("png",), png_dir="png-printerstudio", png_name="{n:03d}-{id}-{side}.png",
-               shared_back_name="000-back.png", note="same template as MakePlayingCards"),
+               shared_back_name="000-back.png", mpc_order=True, note="same template as MakePlayingCards"),
         Preset("tgc", "The Game Crafter", "poker", 3.175, 3.175, png_px=(825, 1125),
                outputs=("png",), png_dir="png-tgc", png_name="{id}-{side}.png", shared_back_name="back.png",
-               note="one PNG per face; the shared back once"),
+               deck_folders=True, note="one folder per deck (per back): its fronts and its back.png"),
         Preset("dtc", "DriveThruCards", "poker", 3.175, 3.175, cmyk=True,
                outputs=("shop",), shop_name="{game}-dtc-cmyk.pdf", back_first=True,
                note="one card a page, PDF/X-1a:2003, CMYK (FOGRA39 output intent)"),

@@ -3,12 +3,18 @@ takes, with no renaming, pairing or splitting by hand. Everything runs through t
 
 from __future__ import annotations
 
+import csv
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pypdfium2 as pdfium
+import pytest
 from pypdf import PdfReader
+
+from cardgen.load import load_game
+from cardgen.render.cards.card import back_group
 
 
 def cardgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -38,3 +44,111 @@ def test_dtc_puts_each_cards_back_page_before_its_front(tmp_path):
         front, back = fronts_first[2 * card], fronts_first[2 * card + 1]
         assert (dtc[2 * card], dtc[2 * card + 1]) == (back, front), f"card {card + 1}"
     assert "裏面" in dtc[1] and "裏面" not in dtc[0]  # OH001's front names its back (裏面: ...); it is page 2
+
+
+@pytest.fixture(scope="module")
+def ohanatsumi_png(tmp_path_factory):
+    """ohanatsumi (two shared backs and twenty cards with their own) built for MPC and TGC."""
+    out = tmp_path_factory.mktemp("services")
+    for preset in ("mpc", "tgc"):
+        done = cardgen("build", "ohanatsumi", "--preset", preset, "--out", str(out))
+        assert done.returncode == 0, done.stderr
+    return out / "ohanatsumi"
+
+
+def manifest(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def backs_by_card(game) -> dict[str, str]:
+    return {card.id: back_group(game, card) for card in game.cards}
+
+
+def test_mpc_order_file_gives_every_slot_its_front_and_its_back(ohanatsumi_png):
+    """cards.xml as the MPC Autofill desktop client reads it (handoff.py): slots 0..n-1, each with a
+    front, each with the back of its own card's group; every id a file in the folder."""
+    game = load_game("ohanatsumi")
+    folder = ohanatsumi_png / "png-mpc"
+    order = ElementTree.parse(folder / "cards.xml").getroot()
+    quantity = int(order.findtext("details/quantity"))
+    assert quantity == game.total == 130
+    assert int(order.findtext("details/bracket")) == 144  # MPC's bracket for 109..144 cards
+    assert order.findtext("details/stock") == "(S30) Standard Smooth"
+
+    def slots(face: str) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for card in order.findall(f"{face}/card"):
+            assert (folder / card.findtext("id")).is_file()
+            for slot in card.findtext("slots").split(","):
+                assert int(slot) not in out
+                out[int(slot)] = card.findtext("id")
+        return out
+
+    fronts, backs = slots("fronts"), slots("backs")
+    cardback = order.findtext("cardback")
+    assert (folder / cardback).is_file()
+    assert sorted(fronts) == list(range(quantity))
+    back_of = {n: backs.get(n, cardback) for n in range(quantity)}
+    groups = backs_by_card(game)
+    by_group: dict[str, set[str]] = {}
+    for n, card in enumerate(game.cards):
+        assert card.id in fronts[n]
+        by_group.setdefault(groups[card.id], set()).add(back_of[n])
+        if groups[card.id].startswith("own:"):
+            assert card.id in back_of[n] and back_of[n].endswith("-back.png")
+    shared = {g: files for g, files in by_group.items() if not g.startswith("own:")}
+    assert len(shared) == 2 and all(len(files) == 1 for files in shared.values())  # one back file per group
+    assert len({next(iter(files)) for files in shared.values()}) == 2  # and the two groups' backs differ
+    rows = manifest(folder / "manifest.csv")
+    assert sum(int(r["copies"]) for r in rows) == quantity
+    assert {r["file"]: r["back file"] for r in rows} == {fronts[n]: back_of[n] for n in range(quantity)}
+
+
+def test_tgc_has_one_deck_folder_per_back(ohanatsumi_png):
+    game = load_game("ohanatsumi")
+    folder = ohanatsumi_png / "png-tgc"
+    groups = backs_by_card(game)
+    decks = {path.name: path for path in folder.iterdir() if path.is_dir()}
+    assert set(decks) == {g for g in groups.values() if not g.startswith("own:")} | {"own-backs"}
+    assert not list(folder.glob("*.png"))  # every image is in a deck
+    rows = manifest(folder / "manifest.csv")
+    for row in rows:
+        deck = row["file"].split("/")[0]
+        assert row["back file"].split("/")[0] == deck and (folder / row["file"]).is_file() and (folder / row["back file"]).is_file()
+        for card_id in row["card"].split():
+            group = groups[card_id]
+            assert deck == ("own-backs" if group.startswith("own:") else group)
+    for name, deck in decks.items():
+        if name != "own-backs":  # a deck takes one back
+            assert [p.name for p in deck.glob("back*.png")] == ["back.png"]
+    assert sum(int(r["copies"]) for r in rows) == game.total
+
+
+def starter(tmp_path: Path) -> Path:
+    done = cardgen("new", str(tmp_path / "mygame"))
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "mygame"
+
+
+def test_identical_copies_are_one_image_with_a_quantity_unless_the_face_differs(tmp_path):
+    game_dir = starter(tmp_path)
+    done = cardgen("build", str(game_dir), "--preset", "mpc", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "out" / "mygame" / "png-mpc"
+    rows = manifest(folder / "manifest.csv")
+    game = load_game(game_dir)
+    twins = [card.id for card in game.cards if card.type_id == "eclipse"]
+    assert len(twins) == 2
+    assert [(r["card"].split(), int(r["copies"])) for r in rows if twins[0] in r["card"]] == [(twins, 2)]
+    assert len(rows) == game.total - 1 and len(list(folder.glob("*-front.png"))) == game.total - 1
+    order = ElementTree.parse(folder / "cards.xml").getroot()
+    assert [c.findtext("slots") for c in order.findall("fronts/card") if twins[0] in c.findtext("id")] == ["10,11"]
+    # a layout that draws each copy's own id makes the copies different images again
+    layout = game_dir / "templates" / "layout.yaml"
+    layout.write_text(layout.read_text(encoding="utf-8").replace("{{ card.type }}", "{{ card.id }}"), encoding="utf-8")
+    done = cardgen("build", str(game_dir), "--preset", "mpc", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    rows = manifest(folder / "manifest.csv")
+    assert len(rows) == game.total and all(r["copies"] == "1" for r in rows)
+    assert len(list(folder.glob("*-front.png"))) == game.total
