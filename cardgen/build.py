@@ -248,6 +248,8 @@ class BuildResult:
             edges = self.layout.bleed_edges()
             lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
         lines += [f"  {path}" for path in pdfs]
+        lines += [f"  {path} (which page or file is which card, its copies and its back)"
+                  for path in self.files if path.suffix == ".csv" and path.parent == self.out_dir]
         if pngs:
             lines.append(f"  {pngs[0]}/ ({len(pngs)} PNG files)")
         if tts:
@@ -843,8 +845,13 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
         if cache is not None and outputs & {"png", "tts"}:
             face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
-            name = options.target.shop_name if options.target else "{game}-print-shop.pdf"
-            pending.append((base / name.format(game=game.id), shop))
+            name = (options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.id)
+            pending.append((base / name, shop))
+            if options.target:  # which pages are which card, and its back (cardgen/handoff.py)
+                from .handoff import manifest_csv, page_rows
+
+                rows = page_rows(name, page_labels(game, pairs, _back_first(options)))
+                pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
     if options.calibration:
         cal_layout = plan_layout(game, replace(options, imposition="duplex"))
         pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))

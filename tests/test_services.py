@@ -44,6 +44,12 @@ def test_dtc_puts_each_cards_back_page_before_its_front(tmp_path):
         front, back = fronts_first[2 * card], fronts_first[2 * card + 1]
         assert (dtc[2 * card], dtc[2 * card + 1]) == (back, front), f"card {card + 1}"
     assert "裏面" in dtc[1] and "裏面" not in dtc[0]  # OH001's front names its back (裏面: ...); it is page 2
+    rows = manifest(tmp_path / "dtc" / "ohanatsumi" / "manifest-dtc.csv")
+    assert [r["card"] for r in rows] == [card.id for card in load_game("ohanatsumi").cards]
+    for card, row in enumerate(rows):
+        front, back = (int(row[k].split("#page=")[1]) for k in ("file", "back file"))
+        assert row["file"].startswith("ohanatsumi-dtc-cmyk.pdf#")
+        assert (dtc[front - 1], dtc[back - 1]) == (fronts_first[2 * card], fronts_first[2 * card + 1])
 
 
 @pytest.fixture(scope="module")
