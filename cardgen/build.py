@@ -58,6 +58,7 @@ class BuildOptions:
     lang: str = "ja"
     calibration: bool = False
     allow_overflow: bool = False
+    allow_unsafe: bool = False  # build with a --preset even when boxes break its safe zone
     margin_mm: float = DEFAULT_MARGIN_MM  # the printer's unprintable margin on home sheets
     outputs: tuple[str, ...] = OUTPUTS
     corner_index: bool = False  # print each card's standard-card index (mapping.yaml) in a corner
@@ -168,6 +169,7 @@ def make_options(
     preset: str | None = None,
     tts_url: str | None = None,
     card_thickness: float = 0.30,
+    allow_unsafe: bool = False,
 ) -> BuildOptions:
     """BuildOptions from command-line style values (strings parsed, everything validated).
 
@@ -187,6 +189,7 @@ def make_options(
         lang=lang,
         calibration=calibration,
         allow_overflow=allow_overflow,
+        allow_unsafe=allow_unsafe,
         margin_mm=margin,
         outputs=tuple(o for o in OUTPUTS if o in set(outputs)) or OUTPUTS,
         corner_index=corner_index,
@@ -795,6 +798,12 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     from .render.cards.card import faces
 
     options.validate()
+    if options.target is not None and not options.allow_unsafe:  # before drawing anything, as cheap as it is
+        from .presets import unsafe_error
+
+        unsafe = unsafe_error(game, options.target.id)
+        if unsafe is not None:
+            raise unsafe
     outputs = set(options.outputs)
     card_size = resolve_card_size(game, options)
     layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None

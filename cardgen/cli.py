@@ -238,6 +238,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
+@click.option("--allow-unsafe", is_flag=True, help="With --preset: build even when a text box or frame breaks the print target's safe zone (see check --preset).")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
 @click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox"]), help="Build only these outputs (repeatable; default: all).")
 @click.option("--corner-index", is_flag=True, help="Print each card's standard playing-card index in its corners (see `cardgen mapping`).")
@@ -253,7 +254,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
           corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
-          workers: int | None = None, no_cache: bool = False) -> None:
+          workers: int | None = None, no_cache: bool = False, allow_unsafe: bool = False) -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -268,6 +269,8 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
         options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
     if no_cache:
         options = replace(options, cache=False)
+    if allow_unsafe:
+        options = replace(options, allow_unsafe=True)
     specs = games_or_all(games)
     with build_workers(workers, len(specs)) as pool:  # started first: they warm up while the games load
         loaded = [load_game(spec) for spec in specs]

@@ -179,3 +179,18 @@ def check_preset(game, preset_name: str) -> list:
                             f"every text box and frame keeps {preset.safe_mm:.3g} mm inside the trim ({preset.service})")]
     return [CheckResult(f"preset:{preset.id}", False, f"card {cid} ({side}), box '{box}': {what}", where.get((cid, side, box)))
             for cid, side, box, what in problems]
+
+
+def unsafe_error(game, preset_name: str):
+    """The CardgenError `build --preset X` stops with when a box breaks X's safe zone (one problem
+    per box, at its layout line, as an overflow is reported), or None when every box keeps it."""
+    from .errors import CardgenError, Problem
+
+    failed = [r for r in check_preset(game, preset_name) if not r.ok]
+    if not failed:
+        return None
+    preset = get_preset(preset_name)
+    problems = [Problem(r.location, r.message) for r in failed]
+    problems.append(Problem(None, f"{game.id}: {len(failed)} box(es) outside {preset.service}'s safe zone; move them "
+                                  f"{preset.safe_mm:.3g} mm inside the trim, or pass --allow-unsafe to build anyway"))
+    return CardgenError(problems)

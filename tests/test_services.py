@@ -4,6 +4,7 @@ takes, with no renaming, pairing or splitting by hand. Everything runs through t
 from __future__ import annotations
 
 import csv
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from pypdf import PdfReader
 
 from cardgen.load import load_game
+from cardgen.presets import PRESET_NAMES
 from cardgen.render.cards.card import back_group
 
 
@@ -158,3 +160,31 @@ def test_identical_copies_are_one_image_with_a_quantity_unless_the_face_differs(
     rows = manifest(folder / "manifest.csv")
     assert len(rows) == game.total and all(r["copies"] == "1" for r in rows)
     assert len(list(folder.glob("*-front.png"))) == game.total
+
+
+def test_the_starter_game_keeps_every_presets_safe_zone(tmp_path):
+    game_dir = starter(tmp_path)
+    for preset in PRESET_NAMES:
+        done = cardgen("check", str(game_dir), "--preset", preset, "--no-simulate")
+        assert done.returncode == 0, (preset, done.stdout, done.stderr)
+
+
+def test_build_with_a_preset_stops_at_a_box_outside_its_safe_zone(tmp_path):
+    """Like an overflow: exit 1, one file:line message per box, nothing written; --allow-unsafe builds."""
+    game_dir = starter(tmp_path)
+    layout = game_dir / "templates" / "layout.yaml"
+    text = layout.read_text(encoding="utf-8")
+    assert "at: [4, 3.5, 12, 10]" in text
+    layout.write_text(text.replace("at: [4, 3.5, 12, 10]", "at: [4, 3, 12, 10]"), encoding="utf-8")  # the power box 3 mm from the top
+    out = tmp_path / "out"
+    done = cardgen("build", str(game_dir), "--preset", "tgc", "--out", str(out))
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    cards = [card.id for card in load_game(game_dir).cards]
+    assert len(errors) == len(cards) + 1 and "Traceback" not in done.stderr
+    assert all(re.search(r"layout\.yaml:\d+:\d+: card \S+ \(front\), box 'power': .*3 mm \(top\)", e) for e in errors[:-1])
+    assert "--allow-unsafe" in errors[-1]
+    assert not (out / "mygame" / "png-tgc").exists()
+    done = cardgen("build", str(game_dir), "--preset", "tgc", "--out", str(out), "--allow-unsafe")
+    assert done.returncode == 0, done.stderr
+    assert (out / "mygame" / "png-tgc" / "manifest.csv").is_file()
