@@ -33,7 +33,7 @@ from .handoff import FaceFiles
 from .langs import LANGUAGES
 from .model import Game
 from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
-from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
+from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, FITS, IMPOSITIONS, PAPERS, REAL_BLEED_MM, SheetLayout,
                            calibration_pdf, compute_layout, sheets_pdf)
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ class BuildOptions:
     tts_url: str | None = None  # where the TTS sheets are hosted; None: file:// URIs of OUT/<game>/tts/
     card_thickness_mm: float = 0.30  # per card, for the tuck box's depth
     imposition: str = "duplex"  # home sheets: duplex, gutterfold or simplex
+    fit: str = "count"  # home sheets: the most cards a sheet, or the most that keep real bleed (sheet.FITS)
     ink_saver: bool = False  # home sheets: pale fills and pictures, no full-bleed backgrounds
     corner_guides: float | None = None  # home sheets: rounded-corner cut guides of this radius (mm)
     cache: bool = True  # reuse unchanged outputs from OUT/.cache/<game>/ (cardgen/cache.py), and keep new ones there
@@ -96,6 +97,8 @@ class BuildOptions:
             raise CardgenError(f"--duplex {self.duplex!r} is unknown; use {', '.join(DUPLEX)}")
         if self.imposition not in IMPOSITIONS:
             raise CardgenError(f"--imposition {self.imposition!r} is unknown; use {', '.join(IMPOSITIONS)}")
+        if self.fit not in FITS:
+            raise CardgenError(f"--fit {self.fit!r} is unknown; use {' or '.join(FITS)}")
         if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
             raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
         if self.lang not in LANGUAGES:
@@ -170,6 +173,7 @@ def make_options(
     tts_url: str | None = None,
     card_thickness: float = 0.30,
     allow_unsafe: bool = False,
+    fit: str = "count",
 ) -> BuildOptions:
     """BuildOptions from command-line style values (strings parsed, everything validated).
 
@@ -190,6 +194,7 @@ def make_options(
         calibration=calibration,
         allow_overflow=allow_overflow,
         allow_unsafe=allow_unsafe,
+        fit=fit,
         margin_mm=margin,
         outputs=tuple(o for o in OUTPUTS if o in set(outputs)) or OUTPUTS,
         corner_index=corner_index,
@@ -239,6 +244,7 @@ class BuildResult:
     drawn: list[str] = field(default_factory=list)  # outputs drawn afresh (the others came from the cache)
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
+    sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -250,6 +256,8 @@ class BuildResult:
             lines.append(f"  sheets: {self.sheets} x ({self.layout.describe()})")
             edges = self.layout.bleed_edges()
             lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
+            if self.sheet_warning:
+                lines.append(f"  warning: {self.sheet_warning}")
         lines += [f"  {path}" for path in pdfs]
         lines += [f"  {path} (which page or file is which card, its copies and its back)"
                   for path in self.files if path.suffix == ".csv" and path.parent == self.out_dir]
@@ -303,7 +311,22 @@ def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
 def plan_layout(game: Game, options: BuildOptions) -> SheetLayout:
     w, h = resolve_card_size(game, options)
     return compute_layout(options.paper, w, h, options.sheet_bleed, options.gutter_mm, options.margin_mm, options.crop_marks,
-                          options.imposition)
+                          options.imposition, options.fit)
+
+
+def thin_bleed_warning(game: Game, options: BuildOptions, layout: SheetLayout) -> str | None:
+    """What to say when the home sheets keep less than real bleed on a cut edge, and the layout
+    `--fit bleed` would give instead (None when the bleed is real, or --fit bleed gives no more)."""
+    if layout.bleed >= REAL_BLEED_MM - 1e-9 or options.sheet_bleed is not None:
+        return None
+    edges = sorted({k for k, v in layout.bleed_edges().items() if v < REAL_BLEED_MM - 1e-9})
+    text = (f"the home sheets keep only {layout.bleed:.2f} mm bleed on the {'/'.join(edges)} cut edges "
+            f"(less than {REAL_BLEED_MM:g} mm shows white after a slightly-off cut)")
+    if options.fit == "count":
+        other = plan_layout(game, replace(options, fit="bleed"))
+        if other.bleed > layout.bleed + 1e-9:
+            return text + f"; --fit bleed gives {other.per_sheet} cards a sheet with {other.bleed:.2f} mm or more ({other.describe()})"
+    return text
 
 
 def check_build(game: Game, options: BuildOptions) -> None:
@@ -576,6 +599,7 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.files = [f for p in parts for f in p.files if f.suffix == ".pdf"] + [f for p in parts for f in p.files if f.suffix != ".pdf"]
     merged.layout = next((p.layout for p in parts if p.layout is not None), None)
     merged.sheets = next((p.sheets for p in parts if p.sheets), 0)
+    merged.sheet_warning = next((p.sheet_warning for p in parts if p.sheet_warning), None)
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
     merged.drawn = [d for p in parts for d in p.drawn]
     merged.preview = next((p.preview for p in parts if p.preview), [])
@@ -809,6 +833,8 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None
     pairs = faces(game)
     result = BuildResult(game.id, options.out_dir / game.id, cards=len(pairs), layout=layout)
+    if layout is not None and "sheets" in outputs:
+        result.sheet_warning = thin_bleed_warning(game, options, layout)
     overflows: list = []
     pending: list[tuple[Path, bytes]] = []
     base = result.out_dir

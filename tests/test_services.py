@@ -13,10 +13,13 @@ from xml.etree import ElementTree
 import pypdfium2 as pdfium
 import pytest
 from pypdf import PdfReader
+from pypdf.generic import ContentStream
 
 from cardgen.load import load_game
 from cardgen.presets import PRESET_NAMES
 from cardgen.render.cards.card import back_group
+
+PT_MM = 25.4 / 72
 
 
 def cardgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -188,3 +191,55 @@ def test_build_with_a_preset_stops_at_a_box_outside_its_safe_zone(tmp_path):
     done = cardgen("build", str(game_dir), "--preset", "tgc", "--out", str(out), "--allow-unsafe")
     assert done.returncode == 0, done.stderr
     assert (out / "mygame" / "png-tgc" / "manifest.csv").is_file()
+
+
+def placed_forms(page) -> list[tuple[tuple[float, float, float, float], tuple[int, int, int, int]]]:
+    """Every card face drawn on a sheet page: its bleed box in mm (page space) and the rotation of its matrix."""
+    content = ContentStream(page.get_contents(), page.pdf)
+    xobjects = page["/Resources"]["/XObject"]
+    stack, ctm, out = [], (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), []
+    for operands, op in content.operations:
+        if op == b"q":
+            stack.append(ctm)
+        elif op == b"Q":
+            ctm = stack.pop()
+        elif op == b"cm":
+            a, b, c, d, e, f = (float(v) for v in operands)
+            A, B, C, D, E, F = ctm
+            ctm = (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+        elif op == b"Do":
+            x0, y0, x1, y1 = (float(v) for v in xobjects[operands[0]].get_object()["/BBox"])
+            A, B, C, D, E, F = ctm
+            corners = [(A * x + C * y + E, B * x + D * y + F) for x in (x0, x1) for y in (y0, y1)]
+            xs, ys = [p[0] * PT_MM for p in corners], [p[1] * PT_MM for p in corners]
+            out.append(((min(xs), min(ys), max(xs), max(ys)), (round(A), round(B), round(C), round(D))))
+    return out
+
+
+def test_letter_warns_of_thin_bleed_and_fit_bleed_gives_eight_cards_with_real_bleed(tmp_path):
+    """Poker on Letter: 9 a sheet keep 0.45 mm top and bottom; --fit bleed lays 8 on their side with
+    real bleed, measured from where the PDF places each face (and each back behind its front)."""
+    W, H, LETTER_W = 63.5, 88.9, 215.9
+    count = cardgen("build", "alice", "--paper", "letter", "--only", "sheets", "--out", str(tmp_path / "count"))
+    assert count.returncode == 0, count.stderr
+    warning = [line for line in count.stdout.splitlines() if "warning:" in line]
+    assert len(warning) == 1 and "0.45 mm" in warning[0] and "--fit bleed gives 8 cards" in warning[0]
+    nine = PdfReader(tmp_path / "count" / "alice" / "alice-cards-letter.pdf")
+    assert len(placed_forms(nine.pages[0])) == 9
+    done = cardgen("build", "alice", "--paper", "letter", "--only", "sheets", "--fit", "bleed", "--out", str(tmp_path / "bleed"))
+    assert done.returncode == 0, done.stderr
+    assert "warning:" not in done.stdout
+    reader = PdfReader(tmp_path / "bleed" / "alice" / "alice-cards-letter.pdf")
+    fronts, backs = placed_forms(reader.pages[0]), placed_forms(reader.pages[1])
+    assert len(fronts) == len(backs) == 8
+    for (box, turn), (back_box, back_turn) in zip(fronts, backs):
+        x0, y0, x1, y1 = box
+        bleed_x, bleed_y = (x1 - x0 - H) / 2, (y1 - y0 - W) / 2  # on its side: the card's height runs across the page
+        assert turn == (0, 1, -1, 0) and min(bleed_x, bleed_y) >= 1.5
+        assert 5 - 1e-6 <= x0 and x1 <= LETTER_W - 5 + 1e-6  # inside the printer margin
+        # long-edge duplex: the back is the front mirrored left-right, turned the other way (tops on the same edge)
+        assert back_turn == (0, -1, 1, 0)
+        assert back_box == pytest.approx((LETTER_W - x1, y0, LETTER_W - x0, y1), abs=0.01)
+    boxes = [b for b, _ in fronts]
+    assert all(a[2] <= b[0] + 1e-3 or b[2] <= a[0] + 1e-3 or a[3] <= b[1] + 1e-3 or b[3] <= a[1] + 1e-3
+               for i, a in enumerate(boxes) for b in boxes[i + 1:])  # no two cards overlap
