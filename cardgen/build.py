@@ -875,7 +875,15 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 spool.seek(0)
                 sheets = spool.read()
     if sheets is not None:
-        pending.append((base / f"{game.id}-cards-{options.paper}.pdf", sheets))
+        name = f"{game.id}-cards-{options.paper}.pdf"
+        pending.append((base / name, sheets))
+        if options.target:  # which sheet page is which card's front and back (cardgen/handoff.py)
+            from .handoff import manifest_csv
+            from .render.print.sheet import card_pages
+
+            rows = [(f"{name}#page={front}", card.id, 1, f"{name}#page={back}")
+                    for card, (front, back) in zip(game.cards, card_pages(layout, len(pairs)))]
+            pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
     if outputs & {"shop", "png", "tts"}:
         if cache is not None and outputs & {"png", "tts"}:
             face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)

@@ -243,3 +243,24 @@ def test_letter_warns_of_thin_bleed_and_fit_bleed_gives_eight_cards_with_real_bl
     boxes = [b for b, _ in fronts]
     assert all(a[2] <= b[0] + 1e-3 or b[2] <= a[0] + 1e-3 or a[3] <= b[1] + 1e-3 or b[3] <= a[1] + 1e-3
                for i, a in enumerate(boxes) for b in boxes[i + 1:])  # no two cards overlap
+
+
+@pytest.mark.parametrize("imposition", ["duplex", "simplex"])
+def test_home_preset_manifest_names_each_cards_sheet_pages(tmp_path, imposition):
+    done = cardgen("build", "alice", "--preset", "home-a4", "--only", "sheets", "--imposition", imposition, "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    pdf = tmp_path / "alice" / "alice-cards-a4.pdf"
+    texts = page_texts(pdf)
+    rows = manifest(tmp_path / "alice" / "manifest-home-a4.csv")
+    game = load_game("alice")
+    assert [r["card"] for r in rows] == [card.id for card in game.cards]
+    fronts = set()
+    for row in rows:
+        front, back = (int(row[k].split("#page=")[1]) for k in ("file", "back file"))
+        assert row["file"].startswith("alice-cards-a4.pdf#") and front != back
+        assert row["card"] in texts[front - 1]  # alice's fronts print the card's id
+        fronts.add(front)
+    backs = {int(r["back file"].split("#page=")[1]) for r in rows}
+    assert not fronts & backs and len(fronts) == len(backs) == -(-game.total // 9)
+    if imposition == "simplex":  # every front sheet, then every back sheet
+        assert max(fronts) < min(backs)

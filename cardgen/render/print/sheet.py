@@ -417,6 +417,23 @@ class Placement:
     back: tuple[float, float]
 
 
+def card_pages(layout: SheetLayout, n_cards: int) -> list[tuple[int, int]]:
+    """(front page, back page), 1-based, of every card in `sheets_pdf`'s order of pages: duplex
+    a front sheet then its back sheet, simplex every front sheet then every back sheet,
+    gutterfold a front and its back on one page."""
+    sheets = -(-n_cards // layout.per_sheet)
+    out = []
+    for index in range(n_cards):
+        sheet = index // layout.per_sheet
+        if layout.imposition == "gutterfold":
+            out.append((sheet + 1, sheet + 1))
+        elif layout.imposition == "simplex":
+            out.append((sheet + 1, sheets + sheet + 1))
+        else:
+            out.append((2 * sheet + 1, 2 * sheet + 2))
+    return out
+
+
 def plan_sheets(layout: SheetLayout, n_cards: int, duplex: str = "long", offset: tuple[float, float] = (0.0, 0.0)) -> list[list[Placement]]:
     """Cards in order, filling each sheet slot by slot; the last sheet may be partial."""
     sheets: list[list[Placement]] = []
