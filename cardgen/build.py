@@ -99,6 +99,9 @@ class BuildOptions:
             raise CardgenError(f"--imposition {self.imposition!r} is unknown; use {', '.join(IMPOSITIONS)}")
         if self.fit not in FITS:
             raise CardgenError(f"--fit {self.fit!r} is unknown; use {' or '.join(FITS)}")
+        if self.fit == "bleed" and self.imposition == "gutterfold":
+            raise CardgenError("--fit bleed chooses among duplex and simplex sheets (gutterfold already keeps the most bleed "
+                               "its fold allows); drop --fit or use --imposition duplex")
         if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
             raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
         if self.lang not in LANGUAGES:

@@ -264,3 +264,10 @@ def test_home_preset_manifest_names_each_cards_sheet_pages(tmp_path, imposition)
     assert not fronts & backs and len(fronts) == len(backs) == -(-game.total // 9)
     if imposition == "simplex":  # every front sheet, then every back sheet
         assert max(fronts) < min(backs)
+
+
+def test_fit_bleed_with_gutterfold_says_what_to_do(tmp_path):
+    done = cardgen("build", "alice", "--fit", "bleed", "--imposition", "gutterfold", "--out", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "--fit bleed" in done.stderr and "--imposition duplex" in done.stderr
+    assert not (tmp_path / "alice").exists()
