@@ -271,3 +271,18 @@ def test_fit_bleed_with_gutterfold_says_what_to_do(tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "--fit bleed" in done.stderr and "--imposition duplex" in done.stderr
     assert not (tmp_path / "alice").exists()
+
+
+def test_cards_on_their_side_after_a_short_edge_flip_keep_their_backs_turned_the_same_way(tmp_path):
+    """A short-edge flip mirrors top and bottom and keeps left and right: each back lies at its
+    front's mirror image across the page's middle line, turned like the front."""
+    LETTER_H = 279.4
+    done = cardgen("build", "alice", "--paper", "letter", "--only", "sheets", "--fit", "bleed", "--duplex", "short",
+                   "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    reader = PdfReader(tmp_path / "alice" / "alice-cards-letter.pdf")
+    fronts, backs = placed_forms(reader.pages[0]), placed_forms(reader.pages[1])
+    assert len(fronts) == len(backs) == 8
+    for ((x0, y0, x1, y1), turn), (back_box, back_turn) in zip(fronts, backs):
+        assert turn == back_turn == (0, 1, -1, 0)
+        assert back_box == pytest.approx((x0, LETTER_H - y1, x1, LETTER_H - y0), abs=0.01)
