@@ -399,8 +399,11 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 if handoff is not None:
                     renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
                     written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
-                for folder in {png_dir, *(path.parent for path in written)}:
+                # the preset's folder and its deck folders, also those this build no longer fills
+                for folder in {png_dir, *(path for path in png_dir.iterdir() if path.is_dir())}:
                     _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
+                    if folder != png_dir and not any(folder.iterdir()):
+                        folder.rmdir()  # a deck (back) the game no longer has
                 result.files += written
                 if files is not None:
                     files.save()

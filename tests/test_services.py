@@ -286,3 +286,15 @@ def test_cards_on_their_side_after_a_short_edge_flip_keep_their_backs_turned_the
     for ((x0, y0, x1, y1), turn), (back_box, back_turn) in zip(fronts, backs):
         assert turn == back_turn == (0, 1, -1, 0)
         assert back_box == pytest.approx((x0, LETTER_H - y1, x1, LETTER_H - y0), abs=0.01)
+
+
+def test_a_rebuild_removes_deck_folders_the_game_no_longer_has(tmp_path):
+    game_dir = starter(tmp_path)
+    out = tmp_path / "out"
+    assert cardgen("build", str(game_dir), "--preset", "tgc", "--out", str(out)).returncode == 0
+    folder = out / "mygame" / "png-tgc"
+    gone = folder / "events"  # as if the game had had an "events" back before
+    gone.mkdir()
+    (gone / "back.png").write_bytes((folder / "default" / "back.png").read_bytes())
+    assert cardgen("build", str(game_dir), "--preset", "tgc", "--out", str(out)).returncode == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["default", "manifest.csv"]
