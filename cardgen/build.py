@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from . import sizes
 from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
+from .handoff import FaceFiles
 from .langs import LANGUAGES
 from .model import Game
 from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
-from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, IMPOSITIONS, PAPERS, SheetLayout,
+from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, FITS, IMPOSITIONS, PAPERS, REAL_BLEED_MM, SheetLayout,
                            calibration_pdf, compute_layout, sheets_pdf)
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class BuildOptions:
     lang: str = "ja"
     calibration: bool = False
     allow_overflow: bool = False
+    allow_unsafe: bool = False  # build with a --preset even when boxes break its safe zone
     margin_mm: float = DEFAULT_MARGIN_MM  # the printer's unprintable margin on home sheets
     outputs: tuple[str, ...] = OUTPUTS
     corner_index: bool = False  # print each card's standard-card index (mapping.yaml) in a corner
@@ -64,6 +66,7 @@ class BuildOptions:
     tts_url: str | None = None  # where the TTS sheets are hosted; None: file:// URIs of OUT/<game>/tts/
     card_thickness_mm: float = 0.30  # per card, for the tuck box's depth
     imposition: str = "duplex"  # home sheets: duplex, gutterfold or simplex
+    fit: str = "count"  # home sheets: the most cards a sheet, or the most that keep real bleed (sheet.FITS)
     ink_saver: bool = False  # home sheets: pale fills and pictures, no full-bleed backgrounds
     corner_guides: float | None = None  # home sheets: rounded-corner cut guides of this radius (mm)
     cache: bool = True  # reuse unchanged outputs from OUT/.cache/<game>/ (cardgen/cache.py), and keep new ones there
@@ -94,6 +97,11 @@ class BuildOptions:
             raise CardgenError(f"--duplex {self.duplex!r} is unknown; use {', '.join(DUPLEX)}")
         if self.imposition not in IMPOSITIONS:
             raise CardgenError(f"--imposition {self.imposition!r} is unknown; use {', '.join(IMPOSITIONS)}")
+        if self.fit not in FITS:
+            raise CardgenError(f"--fit {self.fit!r} is unknown; use {' or '.join(FITS)}")
+        if self.fit == "bleed" and self.imposition == "gutterfold":
+            raise CardgenError("--fit bleed chooses among duplex and simplex sheets (gutterfold already keeps the most bleed "
+                               "its fold allows); drop --fit or use --imposition duplex")
         if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
             raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
         if self.lang not in LANGUAGES:
@@ -167,6 +175,8 @@ def make_options(
     preset: str | None = None,
     tts_url: str | None = None,
     card_thickness: float = 0.30,
+    allow_unsafe: bool = False,
+    fit: str = "count",
 ) -> BuildOptions:
     """BuildOptions from command-line style values (strings parsed, everything validated).
 
@@ -186,6 +196,8 @@ def make_options(
         lang=lang,
         calibration=calibration,
         allow_overflow=allow_overflow,
+        allow_unsafe=allow_unsafe,
+        fit=fit,
         margin_mm=margin,
         outputs=tuple(o for o in OUTPUTS if o in set(outputs)) or OUTPUTS,
         corner_index=corner_index,
@@ -235,19 +247,25 @@ class BuildResult:
     drawn: list[str] = field(default_factory=list)  # outputs drawn afresh (the others came from the cache)
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
+    sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
-        pngs = [f for f in self.files if f.parent.name.startswith("png")]
+        png_dirs = [next((d for d in f.parents if d.name.startswith("png")), None) for f in self.files if f.suffix == ".png"]
+        pngs = [d for d in png_dirs if d is not None]  # one entry per face PNG: its png*/ folder (TGC's deck folders are inside)
         tts = [f for f in self.files if f.parent.name == "tts"]
         lines = [f"{self.game_id}: {self.cards} cards"]
         if self.layout is not None:
             lines.append(f"  sheets: {self.sheets} x ({self.layout.describe()})")
             edges = self.layout.bleed_edges()
             lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
+            if self.sheet_warning:
+                lines.append(f"  warning: {self.sheet_warning}")
         lines += [f"  {path}" for path in pdfs]
+        lines += [f"  {path} (which page or file is which card, its copies and its back)"
+                  for path in self.files if path.suffix == ".csv" and path.parent == self.out_dir]
         if pngs:
-            lines.append(f"  {pngs[0].parent}/ ({len(pngs)} PNG files)")
+            lines.append(f"  {pngs[0]}/ ({len(pngs)} PNG files)")
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
         if self.preview:
@@ -296,7 +314,22 @@ def resolve_card_size(game: Game, options: BuildOptions) -> tuple[float, float]:
 def plan_layout(game: Game, options: BuildOptions) -> SheetLayout:
     w, h = resolve_card_size(game, options)
     return compute_layout(options.paper, w, h, options.sheet_bleed, options.gutter_mm, options.margin_mm, options.crop_marks,
-                          options.imposition)
+                          options.imposition, options.fit)
+
+
+def thin_bleed_warning(game: Game, options: BuildOptions, layout: SheetLayout) -> str | None:
+    """What to say when the home sheets keep less than real bleed on a cut edge, and the layout
+    `--fit bleed` would give instead (None when the bleed is real, or --fit bleed gives no more)."""
+    if layout.bleed >= REAL_BLEED_MM - 1e-9 or options.sheet_bleed is not None:
+        return None
+    edges = sorted({k for k, v in layout.bleed_edges().items() if v < REAL_BLEED_MM - 1e-9})
+    text = (f"the home sheets keep only {layout.bleed:.2f} mm bleed on the {'/'.join(edges)} cut edges "
+            f"(less than {REAL_BLEED_MM:g} mm shows white after a slightly-off cut)")
+    if options.fit == "count":
+        other = plan_layout(game, replace(options, fit="bleed"))
+        if other.bleed > layout.bleed + 1e-9:
+            return text + f"; --fit bleed gives {other.per_sheet} cards a sheet with {other.bleed:.2f} mm or more ({other.describe()})"
+    return text
 
 
 def check_build(game: Game, options: BuildOptions) -> None:
@@ -347,7 +380,7 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
             from .render.cards import raster
 
             card_size = resolve_card_size(game, options)
-            labels = page_labels(game, rendered.pairs)
+            labels = page_labels(game, rendered.pairs, _back_first(options))
             if "png" in outputs:
                 written = []
                 target = options.target
@@ -358,10 +391,19 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
 
                 # the PNG files are their own cache (one index of digests, not a copy of each file)
                 files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
+                handoff = FaceFiles(labels, renamed) if target else None
                 for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
                                                    cache=rendered.face_cache, written=files):
-                    written.append(_write(options.out_dir, path_of(name), data))
-                _remove_stale(png_dir, written, ".png")
+                    if handoff is None or handoff.keep(name, data):
+                        written.append(_write(options.out_dir, path_of(name), data))
+                if handoff is not None:
+                    renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
+                    written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
+                # the preset's folder and its deck folders, also those this build no longer fills
+                for folder in {png_dir, *(path for path in png_dir.iterdir() if path.is_dir())}:
+                    _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
+                    if folder != png_dir and not any(folder.iterdir()):
+                        folder.rmdir()  # a deck (back) the game no longer has
                 result.files += written
                 if files is not None:
                     files.save()
@@ -389,6 +431,16 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     return result
 
 
+def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:
+    """manifest.csv and, for MPC-style presets, cards.xml next to the PNGs (cardgen/handoff.py)."""
+    from .handoff import image_rows, manifest_csv, mpc_order
+
+    files = [_write(out_dir, png_dir / "manifest.csv", manifest_csv(image_rows(handoff.images)))]
+    if target.mpc_order:
+        files.append(_write(out_dir, png_dir / "cards.xml", mpc_order(handoff.images, [card.id for card in game.cards])))
+    return files
+
+
 def _build_cache(game: Game, options: BuildOptions):
     """The game's BuildCache when `options.cache`, else None."""
     if not options.cache:
@@ -405,15 +457,21 @@ def _png_names(labels, target) -> dict[str, str]:
     from .presets import png_file_name
     from .render.cards.raster import safe_name, shared_back_name
 
+    from .handoff import deck_folder
+
     out: dict[str, str] = {}
     numbers: dict[str, int] = {}
+    groups = {card_id: group for _, card_id, side, group in labels if side == "back"}
     for _, card_id, side, group in labels:
         number = numbers.setdefault(card_id, len(numbers) + 1)
+        folder = f"{deck_folder(groups[card_id])}/" if target.deck_folders else ""
         if group is not None:
-            if group == "default":
+            if target.deck_folders:
+                out[shared_back_name(group)] = folder + target.shared_back_name
+            elif group == "default":
                 out[shared_back_name(group)] = target.shared_back_name
             continue
-        out[f"{safe_name(card_id)}-{side}.png"] = png_file_name(target, number, safe_name(card_id), side)
+        out[f"{safe_name(card_id)}-{side}.png"] = folder + png_file_name(target, number, safe_name(card_id), side)
     return out
 
 
@@ -547,6 +605,7 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.files = [f for p in parts for f in p.files if f.suffix == ".pdf"] + [f for p in parts for f in p.files if f.suffix != ".pdf"]
     merged.layout = next((p.layout for p in parts if p.layout is not None), None)
     merged.sheets = next((p.sheets for p in parts if p.sheets), 0)
+    merged.sheet_warning = next((p.sheet_warning for p in parts if p.sheet_warning), None)
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
     merged.drawn = [d for p in parts for d in p.drawn]
     merged.preview = next((p.preview for p in parts if p.preview), [])
@@ -769,11 +828,19 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     from .render.cards.card import faces
 
     options.validate()
+    if options.target is not None and not options.allow_unsafe:  # before drawing anything, as cheap as it is
+        from .presets import unsafe_error
+
+        unsafe = unsafe_error(game, options.target.id)
+        if unsafe is not None:
+            raise unsafe
     outputs = set(options.outputs)
     card_size = resolve_card_size(game, options)
     layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None
     pairs = faces(game)
     result = BuildResult(game.id, options.out_dir / game.id, cards=len(pairs), layout=layout)
+    if layout is not None and "sheets" in outputs:
+        result.sheet_warning = thin_bleed_warning(game, options, layout)
     overflows: list = []
     pending: list[tuple[Path, bytes]] = []
     base = result.out_dir
@@ -808,18 +875,32 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 spool.write(sheets)
                 sheets = None
             shop = deck("shop", lambda: printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, overflows, step,
-                                                      corner_index=options.corner_index, cmyk=cmyk))
+                                                      corner_index=options.corner_index, cmyk=cmyk,
+                                                      back_first=_back_first(options)))
             if "sheets" in outputs:
                 spool.seek(0)
                 sheets = spool.read()
     if sheets is not None:
-        pending.append((base / f"{game.id}-cards-{options.paper}.pdf", sheets))
+        name = f"{game.id}-cards-{options.paper}.pdf"
+        pending.append((base / name, sheets))
+        if options.target:  # which sheet page is which card's front and back (cardgen/handoff.py)
+            from .handoff import manifest_csv
+            from .render.print.sheet import card_pages
+
+            rows = [(f"{name}#page={front}", card.id, 1, f"{name}#page={back}")
+                    for card, (front, back) in zip(game.cards, card_pages(layout, len(pairs)))]
+            pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
     if outputs & {"shop", "png", "tts"}:
         if cache is not None and outputs & {"png", "tts"}:
-            face_cache = cache.faces(page_labels(game, pairs), card_size, options.shop_bleed, options.lang, cmyk)
+            face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
-            name = options.target.shop_name if options.target else "{game}-print-shop.pdf"
-            pending.append((base / name.format(game=game.id), shop))
+            name = (options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.id)
+            pending.append((base / name, shop))
+            if options.target:  # which pages are which card, and its back (cardgen/handoff.py)
+                from .handoff import manifest_csv, page_rows
+
+                rows = page_rows(name, page_labels(game, pairs, _back_first(options)))
+                pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
     if options.calibration:
         cal_layout = plan_layout(game, replace(options, imposition="duplex"))
         pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
@@ -834,6 +915,11 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     if cache is not None:
         result.drawn = list(cache.drawn)
     return _Rendered(result, pending, shop, pairs, face_cache)
+
+
+def _back_first(options: BuildOptions) -> bool:
+    """The print-shop PDF puts each card's back page before its front (the preset's page order)."""
+    return bool(options.target and options.target.back_first)
 
 
 def check_outputs(game: Game) -> list[CheckResult]:

@@ -305,6 +305,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
+@click.option("--allow-unsafe", is_flag=True, help="With --preset: build even when a text box or frame breaks the print target's safe zone (see check --preset).")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
 @click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox"]), help="Build only these outputs (repeatable; default: all).")
 @click.option("--corner-index", is_flag=True, help="Print each card's standard playing-card index in its corners (see `cardgen mapping`).")
@@ -312,6 +313,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--tts-url", help="Base URL where the tts/ images are hosted (default: file:// URIs of OUT/<game>/tts/).")
 @click.option("--card-thickness", type=float, default=0.30, show_default=True, help="Thickness of one card in mm, for the tuck box.")
 @click.option("--imposition", type=click.Choice(["duplex", "gutterfold", "simplex"]), default="duplex", show_default=True, help="Home sheets: double-sided, fronts and backs folded together, or fronts then backs single-sided.")
+@click.option("--fit", type=click.Choice(["count", "bleed"]), default="count", show_default=True, help="Home sheets: the most cards a sheet, or the most that keep real bleed (1.5 mm or more on every cut edge; poker on Letter: 8 on their side instead of 9).")
 @click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and pictures and no full-bleed backgrounds (same geometry).")
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Processes building games and outputs in parallel (default: all cores); the files do not depend on it.")
@@ -320,7 +322,7 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
           corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
-          workers: int | None = None, no_cache: bool = False) -> None:
+          workers: int | None = None, no_cache: bool = False, allow_unsafe: bool = False, fit: str = "count") -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -335,6 +337,9 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
         options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
     if no_cache:
         options = replace(options, cache=False)
+    if allow_unsafe or fit != "count":
+        options = replace(options, allow_unsafe=allow_unsafe, fit=fit)
+        options.validate()
     specs = games_or_all(games)
     with build_workers(workers, len(specs)) as pool:  # started first: they warm up while the games load
         loaded = [load_game(spec) for spec in specs]

@@ -12,7 +12,14 @@ Sources (the services' own templates and upload guides):
 - The Game Crafter: poker 825 x 1125 px at 300 dpi (1/8 in bleed), safe zone 1/8 in
   (3.175 mm) inside the trim.
 - DriveThruCards: one card a page, 1/8 in bleed, PDF/X-1a in CMYK with an output intent,
-  safe zone 1/8 in inside the trim.
+  safe zone 1/8 in inside the trim (OneBookShelf's "Common Card Prep Issues & Solutions":
+  "Do not place any text closer than 1/8" (.125") from any finished edge", bleed 1/8 in on
+  all four sides built into the PDF, "PDF must be PDF/X-1a:2003").  Page order: each card's
+  back page comes before its front (`back_first`), as issue 27 reports DTC's card file guide
+  (help.drivethrupartners.com, the article on setting up card files) asks.  That article's
+  own text could not be found in the sources searched on 2026-12-03 (the search corpora hold
+  the OneBookShelf prep-issues page above, which says nothing on page order), so the order
+  is not quoted here: check it against the live guide before relying on it.
 - home-a4 / home-letter: the home-print sheets on that paper (see render/sheet.py) and a
   3 mm safe zone (DESIGN.md "Print conventions").
 """
@@ -43,6 +50,9 @@ class Preset:
     png_dir: str = "png"  # folder of the face PNGs under OUT/<game>/
     png_name: str = "{id}-{side}.png"  # {n}: 1-based card number, {id}: card id, {side}: front/back
     shared_back_name: str = "back.png"  # the common back, written once
+    back_first: bool = False  # the one-card-a-page PDF puts each card's back page before its front
+    mpc_order: bool = False  # write cards.xml, the MPC Autofill desktop client's order file (handoff.py)
+    deck_folders: bool = False  # one PNG folder per back, each with its back.png (a deck takes one back)
     note: str = ""
 
 
@@ -56,16 +66,16 @@ PRESETS: dict[str, Preset] = {
                outputs=("sheets", "rules", "standard", "playtest"),
                note="home-print sheets on Letter; every document on Letter"),
         Preset("mpc", "MakePlayingCards", "poker", 36 * PX_MM, 36 * PX_MM, png_px=(822, 1122),
-               outputs=("png",), png_dir="png-mpc", png_name="{n:03d}-{id}-{side}.png", shared_back_name="000-back.png",
+               outputs=("png",), png_dir="png-mpc", png_name="{n:03d}-{id}-{side}.png", shared_back_name="000-back.png", mpc_order=True,
                note="upload the PNGs in name order: fronts and their backs pair by number"),
         Preset("printerstudio", "PrinterStudio", "poker", 36 * PX_MM, 36 * PX_MM, png_px=(822, 1122),
                outputs=("png",), png_dir="png-printerstudio", png_name="{n:03d}-{id}-{side}.png",
-               shared_back_name="000-back.png", note="same template as MakePlayingCards"),
+               shared_back_name="000-back.png", mpc_order=True, note="same template as MakePlayingCards"),
         Preset("tgc", "The Game Crafter", "poker", 3.175, 3.175, png_px=(825, 1125),
                outputs=("png",), png_dir="png-tgc", png_name="{id}-{side}.png", shared_back_name="back.png",
-               note="one PNG per face; the shared back once"),
+               deck_folders=True, note="one folder per deck (per back): its fronts and its back.png"),
         Preset("dtc", "DriveThruCards", "poker", 3.175, 3.175, cmyk=True,
-               outputs=("shop",), shop_name="{game}-dtc-cmyk.pdf",
+               outputs=("shop",), shop_name="{game}-dtc-cmyk.pdf", back_first=True,
                note="one card a page, PDF/X-1a:2003, CMYK (FOGRA39 output intent)"),
     )
 }
@@ -169,3 +179,18 @@ def check_preset(game, preset_name: str) -> list:
                             f"every text box and frame keeps {preset.safe_mm:.3g} mm inside the trim ({preset.service})")]
     return [CheckResult(f"preset:{preset.id}", False, f"card {cid} ({side}), box '{box}': {what}", where.get((cid, side, box)))
             for cid, side, box, what in problems]
+
+
+def unsafe_error(game, preset_name: str):
+    """The CardgenError `build --preset X` stops with when a box breaks X's safe zone (one problem
+    per box, at its layout line, as an overflow is reported), or None when every box keeps it."""
+    from .errors import CardgenError, Problem
+
+    failed = [r for r in check_preset(game, preset_name) if not r.ok]
+    if not failed:
+        return None
+    preset = get_preset(preset_name)
+    problems = [Problem(r.location, r.message) for r in failed]
+    problems.append(Problem(None, f"{game.id}: {len(failed)} box(es) outside {preset.service}'s safe zone; move them "
+                                  f"{preset.safe_mm:.3g} mm inside the trim, or pass --allow-unsafe to build anyway"))
+    return CardgenError(problems)

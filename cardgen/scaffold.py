@@ -264,13 +264,14 @@ cards:
   - front:
       - {name: paper, kind: rect, at: full, fill: paper, bleed: true}
       - {name: band, kind: rect, at: [0, 0, W, 16], fill: "{{ card.suit }}_tint", bleed: true}
-      - {name: power, kind: text, at: [4, 3, 12, 10], text: "{{ card.power }}", font: mincho, size: 20, align: center, valign: middle, colour: "{{ card.suit }}", bold: true}
-      - {name: name, kind: text, at: [17, 3, "W-21", 10], text: "{{ name }}", font: mincho, size: 14, min_size: 8, valign: middle, colour: ink, bold: true}
+      - {name: power, kind: text, at: [4, 3.5, 12, 10], text: "{{ card.power }}", font: mincho, size: 20, align: center, valign: middle, colour: "{{ card.suit }}", bold: true}
+      - {name: name, kind: text, at: [17, 3.5, "W-21", 10], text: "{{ name }}", font: mincho, size: 14, min_size: 8, valign: middle, colour: ink, bold: true}
       # the picture: a file of art/ named by the card's suit (PNG, JPEG or SVG; replace them with yours)
       - {name: art, kind: image, at: [6, 20, "W-12", 36], src: "art/{{ card.suit }}.svg", fit: cover, radius: 2.5}
       - {name: art_frame, kind: rect, at: [6, 20, "W-12", 36], stroke: "{{ card.suit }}", stroke_width: 0.6, radius: 2.5}
       - {name: ability, kind: text, at: [6, 60, "W-12", 18], text: "{{ card.ability or '' }}", size: 9, min_size: 6.5, leading: 1.32, colour: ink}
-      - {name: card_id, kind: text, at: ["W-24", "H-8", 20, 4], text: "{{ card.id }}", size: 6.5, align: right, valign: bottom, colour: soft_ink}
+      # the card type's id, not each copy's: identical copies stay one image for print services
+      - {name: card_id, kind: text, at: ["W-24", "H-8", 20, 4], text: "{{ card.type }}", size: 6.5, align: right, valign: bottom, colour: soft_ink}
 """
 
 SAMPLE_RULES_JA = """\

@@ -29,7 +29,7 @@ LAYERS: dict[str, int] = {
     # 2: the rules engine and the renderers, side by side
     "cardgen.engine": 2, "cardgen.render": 2,
     # 3: what composes them: checks, builds (with their cache, preview and presets), analyses, new games
-    "cardgen.checks": 3, "cardgen.build": 3, "cardgen.cache": 3, "cardgen.preview": 3, "cardgen.presets": 3,
+    "cardgen.checks": 3, "cardgen.build": 3, "cardgen.cache": 3, "cardgen.preview": 3, "cardgen.presets": 3, "cardgen.handoff": 3,
     "cardgen.analysis": 3, "cardgen.scaffold": 3, "cardgen.testing": 3,
     # 4: commands
     "cardgen.cli": 4, "cardgen.watch": 4, "cardgen.__main__": 4,

@@ -21,16 +21,16 @@ def alice():
     return load_game("alice")
 
 
-@pytest.mark.parametrize("preset,px,folder,first", [
-    ("mpc", (822, 1122), "png-mpc", "001-AL01-front.png"),
-    ("printerstudio", (822, 1122), "png-printerstudio", "001-AL01-front.png"),
-    ("tgc", (825, 1125), "png-tgc", "AL01-front.png"),
+@pytest.mark.parametrize("preset,px,folder,first,back", [
+    ("mpc", (822, 1122), "png-mpc", "001-AL01-front.png", "000-back.png"),
+    ("printerstudio", (822, 1122), "png-printerstudio", "001-AL01-front.png", "000-back.png"),
+    ("tgc", (825, 1125), "png-tgc", "default/AL01-front.png", "default/back.png"),  # one folder per deck (back)
 ])
-def test_png_presets_pixel_sizes(alice, tmp_path, preset, px, folder, first):
+def test_png_presets_pixel_sizes(alice, tmp_path, preset, px, folder, first, back):
     result = build_game(alice, make_options(out=tmp_path, preset=preset))
-    pngs = sorted((tmp_path / "alice" / folder).glob("*.png"))
+    pngs = sorted((tmp_path / "alice" / folder).rglob("*.png"))
     assert (tmp_path / "alice" / folder / first).is_file()
-    assert (tmp_path / "alice" / folder / PRESETS[preset].shared_back_name).is_file()
+    assert (tmp_path / "alice" / folder / back).is_file()
     assert len(pngs) == alice.total + 1  # every front and the shared back once
     assert not (tmp_path / "alice" / "alice-cards-a4.pdf").exists()  # only what the service takes
     for path in pngs[:3] + pngs[-2:]:

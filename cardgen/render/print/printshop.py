@@ -3,7 +3,8 @@
 Each page is the trimmed card plus `bleed` mm on every side (MediaBox = BleedBox); the
 TrimBox is the card itself.  Pages go front, back, front, back ... in card order, so a shop
 that prints "page 2n on the back of page 2n-1" gets every back, including a card's own back,
-behind its front.  The default bleed is 1/8 in (3.175 mm), which also satisfies shops that
+behind its front; `back_first` (a preset's page order, see presets.py) puts each card's back
+page before its front instead.  The default bleed is 1/8 in (3.175 mm), which also satisfies shops that
 ask for 3 mm, and makes the 300 dpi PNGs the common 825 x 1125 px for poker cards.
 
 With `cmyk=True` (`--preset dtc`) the file is PDF/X-1a:2003 in DeviceCMYK:
@@ -91,8 +92,10 @@ def printshop_pdf(
     progress: Callable[[int], None] | None = None,
     corner_index: bool = False,
     cmyk: bool = False,
+    back_first: bool = False,
 ) -> bytes:
-    """Return the PDF bytes: for every card its front page, then its back page (PDF/X-1a CMYK with `cmyk`)."""
+    """Return the PDF bytes: for every card its front page, then its back page (the back first
+    with `back_first`; PDF/X-1a CMYK with `cmyk`)."""
     w, h = card_size
     page = (w + 2 * bleed, h + 2 * bleed)
     buffer = io.BytesIO()
@@ -103,7 +106,7 @@ def printshop_pdf(
     c.setBleedBox((0, 0, page[0] * mm, page[1] * mm))
     forms = FaceForms(c, game, card_size, bleed, lang, overflows, corner_index)
     for index, (front, back) in enumerate(pairs):
-        for face in (front, back):
+        for face in ((back, front) if back_first else (front, back)):
             name = forms.define(index, face)
             forms.place(name, bleed, bleed)
             c.showPage()
@@ -113,14 +116,16 @@ def printshop_pdf(
     return buffer.getvalue()
 
 
-def page_labels(game, pairs: Sequence[tuple[object, object]]) -> list[tuple[int, str, str, str | None]]:
+def page_labels(game, pairs: Sequence[tuple[object, object]], back_first: bool = False) -> list[tuple[int, str, str, str | None]]:
     """(page index, card id, side, shared back) for every page of `printshop_pdf`, in order.
 
     `shared back` names the back group for a back that several cards share (see
     `sheet.shared_back`), None for fronts and cards' own backs.
     """
     out = []
+    front_page, back_page = (1, 0) if back_first else (0, 1)
     for index, (front, back) in enumerate(pairs):
-        out.append((2 * index, front.card.id, "front", None))
-        out.append((2 * index + 1, back.card.id, "back", shared_back(game, back)))
+        page = [(2 * index + front_page, front.card.id, "front", None),
+                (2 * index + back_page, back.card.id, "back", shared_back(game, back))]
+        out += sorted(page)
     return out

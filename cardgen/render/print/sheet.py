@@ -52,7 +52,7 @@ import functools
 import io
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from reportlab import rl_config
@@ -73,6 +73,10 @@ IMPOSITIONS = ("duplex", "gutterfold", "simplex")
 
 DEFAULT_MARGIN_MM = 5.0
 HOME_BLEED_MAX_MM = 3.0  # automatic home bleed stops here (more only wastes ink)
+# Less than this on a cut edge is no real bleed: half the 3 mm standard, just over the ±1 mm a
+# duplex printer misregisters (DESIGN.md), so a cut a little off still shows no white edge.
+REAL_BLEED_MM = 1.5
+FITS = ("count", "bleed")  # --fit: the most cards a sheet, or the most that keep REAL_BLEED_MM
 MARK_WIDTH_PT = 0.4
 MARK_HALO_PT = 1.4  # white under each mark, so it shows on a dark bleed
 MARK_GAP_MM = 0.5  # between a card's trim (or its bleed, where there is room) and the start of a mark
@@ -114,6 +118,17 @@ class SheetLayout:
     fold: str = ""  # gutterfold: "h" (fold line across the page) or "v" (down the page)
     fold_at: float = 0.0  # its y (h) or x (v)
     auto_bleed: bool = False
+    turned: bool = False  # cards lie on their side: card_w x card_h is the slot, the face is card_h x card_w
+
+    @property
+    def face_size(self) -> tuple[float, float]:
+        """The card face's own width and height (the slot's, turned back upright)."""
+        return (self.card_h, self.card_w) if self.turned else (self.card_w, self.card_h)
+
+    @property
+    def face_bleed(self) -> tuple[float, float]:
+        """The face's bleed on its own left/right and top/bottom edges."""
+        return (self.bleed_y, self.bleed_x) if self.turned else (self.bleed_x, self.bleed_y)
 
     @property
     def bleed(self) -> float:
@@ -189,7 +204,7 @@ class SheetLayout:
             head = (f"gutterfold: {self.per_sheet} cards ({self.cols} x {self.rows} fronts and their backs, "
                     f"fold {'across' if self.fold == 'h' else 'down'} the page)")
         else:
-            head = f"{self.imposition}: {self.cols} x {self.rows} cards"
+            head = f"{self.imposition}: {self.cols} x {self.rows} cards" + (" on their side" if self.turned else "")
         gutter = f", gutter {_num(self.gutter)} mm" if self.gutter else ""
         return (f"{head} of {_num(self.card_w)} x {_num(self.card_h)} mm per {paper} page; {bleed}{gutter}, "
                 f"printer margin {_num(self.margin)} mm")
@@ -280,13 +295,27 @@ def compute_layout(
     margin: float = DEFAULT_MARGIN_MM,
     crop_marks: str = "corners",
     imposition: str = "duplex",
+    fit: str = "count",
 ) -> SheetLayout:
     """Fit as many cards as the paper takes; raise CardgenError (saying what to change) if none fits.
 
     `bleed=None` is the automatic home bleed: the grid that fits without bleed, and what
     the paper leaves as bleed (see the module notes).  `imposition="gutterfold"` gives a
-    fold layout (`compute_fold_layout`).
+    fold layout (`compute_fold_layout`).  `fit="bleed"` (duplex and simplex): the most cards
+    a sheet whose every cut edge keeps `REAL_BLEED_MM`, upright or on their side (poker on
+    Letter: 8 on their side with 3 / 1.92 mm, where the upright 9 keep 0.45 mm top and bottom).
     """
+    if fit not in FITS:
+        raise CardgenError(f"--fit {fit!r} is unknown; use {' or '.join(FITS)}")
+    if fit == "bleed" and imposition != "gutterfold":
+        upright = compute_layout(paper, card_w, card_h, bleed, gutter, margin, crop_marks, imposition)
+        try:
+            turned = replace(compute_layout(paper, card_h, card_w, bleed, gutter, margin, crop_marks, imposition), turned=True)
+        except CardgenError:
+            return upright
+        # the most cards with real bleed; else the most bleed; upright on a tie
+        return max((upright, turned), key=lambda l: (l.bleed >= REAL_BLEED_MM - 1e-9, l.per_sheet if l.bleed >= REAL_BLEED_MM - 1e-9 else 0,
+                                                      round(l.bleed, 3), not l.turned))
     if imposition == "gutterfold":
         return compute_fold_layout(paper, card_w, card_h, bleed, gutter, margin, crop_marks)
     if imposition not in IMPOSITIONS:
@@ -386,6 +415,23 @@ class Placement:
     slot: int
     front: tuple[float, float]
     back: tuple[float, float]
+
+
+def card_pages(layout: SheetLayout, n_cards: int) -> list[tuple[int, int]]:
+    """(front page, back page), 1-based, of every card in `sheets_pdf`'s order of pages: duplex
+    a front sheet then its back sheet, simplex every front sheet then every back sheet,
+    gutterfold a front and its back on one page."""
+    sheets = -(-n_cards // layout.per_sheet)
+    out = []
+    for index in range(n_cards):
+        sheet = index // layout.per_sheet
+        if layout.imposition == "gutterfold":
+            out.append((sheet + 1, sheet + 1))
+        elif layout.imposition == "simplex":
+            out.append((sheet + 1, sheets + sheet + 1))
+        else:
+            out.append((2 * sheet + 1, 2 * sheet + 2))
+    return out
 
 
 def plan_sheets(layout: SheetLayout, n_cards: int, duplex: str = "long", offset: tuple[float, float] = (0.0, 0.0)) -> list[list[Placement]]:
@@ -499,12 +545,19 @@ class FaceForms:
         self.defined.add(name)
         return name
 
-    def place(self, name: str, x: float, y: float, rotate: bool = False) -> None:
+    def place(self, name: str, x: float, y: float, rotate: bool = False, turn: int = 0) -> None:
         """Draw a defined face with its trimmed lower-left corner at (x, y) mm (`rotate`: turned
-        180 degrees about the card's centre, the trimmed card still at (x, y))."""
+        180 degrees about the card's centre, the trimmed card still at (x, y); `turn` 90 or -90:
+        on its side, its top to the left or right, the trimmed card's lower-left still at (x, y))."""
         c = self.c
         c.saveState()
-        if rotate:
+        if turn == 90:
+            c.translate((x + self.h + self.bleed) * mm, (y - self.bleed) * mm)
+            c.rotate(90)
+        elif turn == -90:
+            c.translate((x - self.bleed) * mm, (y + self.w + self.bleed) * mm)
+            c.rotate(-90)
+        elif rotate:
             c.translate((x + self.w + self.bleed) * mm, (y + self.h + self.bleed) * mm)
             c.rotate(180)
         else:
@@ -913,9 +966,12 @@ def sheets_pdf(
     buffer = io.BytesIO()
     paper = PAPER_NAMES[layout.paper]
     c = new_canvas(buffer, (layout.page_w, layout.page_h), f"{game.title.get(lang)} — {paper}")
-    forms = FaceForms(c, game, (layout.card_w, layout.card_h), (layout.bleed_x, layout.bleed_y), lang, overflows,
-                      corner_index, ink_saver)
+    forms = FaceForms(c, game, layout.face_size, layout.face_bleed, lang, overflows, corner_index, ink_saver)
     sheets = plan_sheets(layout, len(pairs), duplex, offset)
+    # cards on their side: fronts' tops to the left; after a long-edge flip that edge is on the
+    # right, so the backs turn the other way (a short-edge flip keeps left and right)
+    front_turn = 90 if layout.turned else 0
+    back_turn = -front_turn if duplex == "long" else front_turn
     along = footer_length_mm(layout)
     flip = imposition if imposition != "duplex" else duplex
     back_side = mirror_side(layout.footer_side, duplex) if imposition == "duplex" else layout.footer_side
@@ -923,7 +979,7 @@ def sheets_pdf(
     def fronts(n: int, sheet: list[Placement]) -> None:
         names = [forms.define(p.index, pairs[p.index][0]) for p in sheet]
         for p, name in zip(sheet, names):
-            forms.place(name, *p.front)
+            forms.place(name, *p.front, turn=front_turn)
         positions = [p.front for p in sheet]
         if corner_radius:
             draw_corner_guides(c, corner_guides(layout, positions, corner_radius))
@@ -935,7 +991,7 @@ def sheets_pdf(
     def backs(n: int, sheet: list[Placement]) -> None:
         names = [forms.define(p.index, pairs[p.index][1]) for p in sheet]
         for p, name in zip(sheet, names):
-            forms.place(name, *p.back)
+            forms.place(name, *p.back, turn=back_turn)
         draw_lines(c, crop_mark_lines(layout, [p.back for p in sheet], back_side))
         ids = [pairs[p.index][1].card.id for p in sheet]
         draw_footer(c, layout, *footer_text(game, layout, n, len(sheets), "back", ids, flip, lang, along), back_side)
