@@ -10,6 +10,8 @@ from dataclasses import replace
 
 import click
 
+from .commandline import (ConfiguredCommand, build_as_dict, colour_setting, complete_game, mark, report_run_as_dict,
+                          verbosity)
 from .errors import CardgenError
 from .langs import DEFAULT as DEFAULT_LANG, LANGUAGES
 from .load import bundled_game_ids, load_game
@@ -22,8 +24,11 @@ EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
 class _Group(click.Group):
-    """Turn CardgenError into a clear message and exit 1, Ctrl-C into one line and exit 130,
+    """Commands read their defaults from a cardgen.toml beside the game (commandline.apply_config).
+    Turn CardgenError into a clear message and exit 1, Ctrl-C into one line and exit 130,
     and anything else into one line that says it is a bug; never a traceback (CARDGEN_DEBUG=1 shows it)."""
+
+    command_class = ConfiguredCommand
 
     def invoke(self, ctx: click.Context):
         try:
@@ -94,10 +99,24 @@ scheduler_option = click.option("--scheduler", type=SchedulerAddress(),
                                 help="With --executor dask: the scheduler's address, tcp://HOST:8786 (workers run what it sends them).")
 
 
-@click.group(cls=_Group)
+@click.group(cls=_Group, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cardgen")
-def cli() -> None:
-    """Make print-and-play card games from YAML data, and check that they hold together."""
+@click.option("--quiet", "-q", "quiet", is_flag=True, help="Print only results and errors: no progress bars or notes.")
+@click.option("--verbose", "-v", "verbose", is_flag=True, help="Also print every file a build writes.")
+@click.pass_context
+def cli(ctx: click.Context, quiet: bool, verbose: bool) -> None:
+    """Make print-and-play card games from YAML data, and check that they hold together.
+
+    Exit codes: 0 done, 1 the data or options are wrong (the message says where), 2 a usage
+    error, 3 a bug in cardgen, 130 interrupted. Options left out come from [tool.cardgen] in a
+    cardgen.toml beside the game folder (paper, preset, lang, out).
+    """
+    ctx.obj = {"verbosity": -1 if quiet else (1 if verbose else 0)}
+    if colour_setting() is False:
+        ctx.color = False
+    if ctx.invoked_subcommand is None:  # bare `cardgen`: the help, and success
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit(0)
 
 
 def games_or_all(specs: tuple[str, ...]) -> list[str]:
@@ -105,10 +124,16 @@ def games_or_all(specs: tuple[str, ...]) -> list[str]:
 
 
 @cli.command("list")
-def list_games() -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+def list_games(fmt: str) -> None:
     """List the bundled games."""
-    for game_id in bundled_game_ids():
-        game = load_game(game_id)
+    games = [load_game(game_id) for game_id in bundled_game_ids()]
+    if fmt == "json":
+        rows = [{"id": g.id, "title": {"en": g.title.en, "ja": g.title.ja}, "min_players": g.min_players,
+                 "max_players": g.max_players, "cards": g.total} for g in games]
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    for game in games:
         players = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
         click.echo(f"{game.id:<12} {game.title.en} / {game.title.ja}  ({players} players, {game.total} cards)")
 
@@ -139,7 +164,7 @@ def engines(fmt: str) -> None:
 
 
 @cli.command()
-@click.argument("games", nargs=-1)
+@click.argument("games", nargs=-1, shell_complete=complete_game)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--no-simulate", is_flag=True, help="Skip the random-simulation sweep.")
 @click.option("--preset", type=click.Choice(PRESET_NAMES), help="Also check every text box and frame against this print target's safe zone.")
@@ -173,9 +198,9 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
         for report in reports:
             click.echo(f"{report.game_id}: {'ok' if report.ok else 'FAILED'} ({report.summary})")
             for result in report.results:
-                mark = ("warn" if result.warning else "ok  ") if result.ok else "FAIL"
+                shown = ("warn" if result.warning else "ok  ") if result.ok else "FAIL"
                 where = f"{result.location}: " if result.location and (result.warning or not result.ok) else ""
-                click.echo(f"  {mark} {result.id}: {where}{result.message}")
+                click.echo(f"  {mark(shown)} {result.id}: {where}{result.message}")
     if not all(r.ok for r in reports):
         sys.exit(1)
 
@@ -199,7 +224,7 @@ def new(name: str, from_game: str | None, cards: str, engine: bool) -> None:
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", shell_complete=complete_game)
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "xlsx"]), default="json", help="Output format (csv and xlsx read back as the game's card list).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file instead of stdout (xlsx: default GAME-cards.xlsx).")
 def export(game: str, fmt: str, output: str | None) -> None:
@@ -223,7 +248,7 @@ def export(game: str, fmt: str, output: str | None) -> None:
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", shell_complete=complete_game)
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="Number of games, fixed in advance.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed; game i uses a seed derived from (seed, i).")
 @click.option("--players", type=int, help="Player count (default: the game's minimum).")
@@ -273,7 +298,7 @@ def replay(record: str, position: str | None, fmt: str) -> None:
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", shell_complete=complete_game)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--sheet", "sheet_lang", type=click.Choice(LANGUAGES), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the standard-deck sheet.")
@@ -293,7 +318,7 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 
 
 @cli.command()
-@click.argument("games", nargs=-1)
+@click.argument("games", nargs=-1, shell_complete=complete_game)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of every document the build writes.")
 @click.option("--card-size", help="poker, bridge, mini, euro, tarot or WxH in mm (default: the game's).")
@@ -318,11 +343,14 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Processes building games and outputs in parallel (default: all cores); the files do not depend on it.")
 @click.option("--no-cache", is_flag=True, help="Draw everything afresh: neither read nor write OUT/.cache/<game>/ (the files are the same either way).")
-def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format: json lists the files written and the outputs skipped, with why.")
+@click.pass_context
+def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
           crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
           corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
-          workers: int | None = None, no_cache: bool = False, allow_unsafe: bool = False, fit: str = "count") -> None:
+          workers: int | None = None, no_cache: bool = False, allow_unsafe: bool = False, fit: str = "count",
+          fmt: str = "text") -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -346,14 +374,23 @@ def build(games: tuple[str, ...], out_dir: str, paper: str, card_size: str | Non
         for game in loaded:
             check_build(game, options)
         total = sum(work_units(game, options) for game in loaded)
-        with click.progressbar(length=total, label="Building decks", file=sys.stderr) as bar:
+        with click.progressbar(length=total, label="Building decks", file=sys.stderr, hidden=verbosity(ctx) < 0) as bar:
             results = build_games(loaded, options, bar.update, workers, pool)
+    if fmt == "json":
+        click.echo(json.dumps([build_as_dict(result) for result in results], ensure_ascii=False, indent=2))
+        return
     for result in results:
-        click.echo(result.summary())
+        lines = result.summary().splitlines()
+        if verbosity(ctx) < 0:
+            lines = [line for line in lines if not line.startswith("  note: ")]
+        click.echo("\n".join(lines))
+        if verbosity(ctx) > 0:
+            for path in result.files:
+                click.echo(f"  wrote {path}")
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", shell_complete=complete_game)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box (the preview marks it).")
@@ -372,28 +409,36 @@ report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", shell_complete=complete_game)
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), metavar="N", help="Size of the report: runs without their own `games:` in report.yaml play N (default 2000), a run with its own count plays the same share of it (count x N / 2000, rounded down; a run that comes to no game is listed as not played). Fixed in advance.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every run.")
 @report_lang
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; the report goes to OUT/<game>/.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores); results do not depend on it.")
 @report_paper
-def report(game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None, paper: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format: json gives the file written and each run's results.")
+@click.pass_context
+def report(ctx: click.Context, game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None,
+           paper: str, fmt: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
     from .analysis.balance import write_balance_report
     from .render.documents.report import games_of, report_runs
 
     loaded = load_game(game)
     runs = report_runs(loaded)
-    with click.progressbar(length=sum(games_of(run, count) for run in runs), label="simulating", file=sys.stderr) as bar:
-        path, _ = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs,
-                                       paper=paper)
+    with click.progressbar(length=sum(games_of(run, count) for run in runs), label="simulating", file=sys.stderr,
+                           hidden=verbosity(ctx) < 0) as bar:
+        path, results = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs,
+                                             paper=paper)
+    if fmt == "json":
+        click.echo(json.dumps({"game": loaded.id, "file": str(path), "runs": [report_run_as_dict(r) for r in results]},
+                              ensure_ascii=False, indent=2, default=str))
+        return
     click.echo(f"wrote {path}")
 
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", shell_complete=complete_game)
 @click.option("--vary", "varies", multiple=True, type=VarySpec(), metavar="PARAM=VALUES", help="A rule parameter (event_urge.max), card count (cards.maid.count) or card field (cards.quest_escort.fame) and its values: 3..8, 0..1:0.25 or 6,8,10 (at most 1,000). Repeatable: the points are every combination.")
 @click.option("--samples", type=click.IntRange(min=1), help="Draw this many points from the --vary values instead of the whole grid.")
 @click.option("--sampling", type=click.Choice(["lhs", "random"]), default="lhs", show_default=True, help="With --samples: Latin hypercube or plain random.")

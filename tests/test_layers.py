@@ -32,7 +32,7 @@ LAYERS: dict[str, int] = {
     "cardgen.checks": 3, "cardgen.build": 3, "cardgen.cache": 3, "cardgen.preview": 3, "cardgen.presets": 3, "cardgen.handoff": 3,
     "cardgen.analysis": 3, "cardgen.scaffold": 3, "cardgen.testing": 3,
     # 4: commands
-    "cardgen.cli": 4, "cardgen.watch": 4, "cardgen.__main__": 4,
+    "cardgen.cli": 4, "cardgen.commandline": 4, "cardgen.watch": 4, "cardgen.__main__": 4,
 }
 # Layer 2's two sides, which never import each other.
 SIDES = ("cardgen.engine", "cardgen.render")
