@@ -116,3 +116,11 @@ def test_game_argument_completes_bundled_ids_and_game_folders(tmp_path):
     folders = run(env={**env, "COMP_WORDS": "cardgen watch my"}, cwd=tmp_path)
     assert "plain,alice" in ids.stdout.splitlines(), ids.stdout
     assert "plain,mygame" in folders.stdout.splitlines(), folders.stdout
+
+
+def test_report_as_json_names_the_pdf_and_each_run(tmp_path):
+    done = run("report", "alice", "--games", "4", "--out", str(tmp_path), "--format", "json", "-j", "1")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert Path(report["file"]).is_file() and report["file"].endswith("alice-balance.pdf")
+    assert report["runs"] and all(run_["result"]["game"] == "alice" for run_ in report["runs"])
