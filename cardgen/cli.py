@@ -317,11 +317,18 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
         click.echo(f"wrote {write_standard_sheet(loaded, sheet_lang, paper=paper.lower())}", err=True)
 
 
+# Options `build` and `watch` share.
+build_paper_option = click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of every document the build writes.")
+build_card_size_option = click.option("--card-size", help="poker, bridge, mini, euro, tarot or WxH in mm (default: the game's).")
+build_preset_option = click.option("--preset", type=click.Choice(PRESET_NAMES), help="A print target: card size, bleed, PNG size, safe zone, colour and file names of home-a4, home-letter, mpc, printerstudio, tgc or dtc.")
+build_imposition_option = click.option("--imposition", type=click.Choice(["duplex", "gutterfold", "simplex"]), default="duplex", show_default=True, help="Home sheets: double-sided, fronts and backs folded together, or fronts then backs single-sided.")
+
+
 @cli.command()
 @click.argument("games", nargs=-1, shell_complete=complete_game)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of every document the build writes.")
-@click.option("--card-size", help="poker, bridge, mini, euro, tarot or WxH in mm (default: the game's).")
+@build_paper_option
+@build_card_size_option
 @click.option("--bleed", type=float, help="Bleed in mm around every card (default: what the paper leaves on sheets, 3.175 for print shop and PNG).")
 @click.option("--gutter", type=float, default=0.0, show_default=True, help="Gap in mm between cards on the sheets.")
 @click.option("--crop-marks", type=click.Choice(["corners", "lines", "none"]), default="corners", show_default=True, help="Corner marks, full cut lines, or none.")
@@ -334,10 +341,10 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
 @click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox"]), help="Build only these outputs (repeatable; default: all).")
 @click.option("--corner-index", is_flag=True, help="Print each card's standard playing-card index in its corners (see `cardgen mapping`).")
-@click.option("--preset", type=click.Choice(PRESET_NAMES), help="A print target: card size, bleed, PNG size, safe zone, colour and file names of home-a4, home-letter, mpc, printerstudio, tgc or dtc.")
+@build_preset_option
 @click.option("--tts-url", help="Base URL where the tts/ images are hosted (default: file:// URIs of OUT/<game>/tts/).")
 @click.option("--card-thickness", type=float, default=0.30, show_default=True, help="Thickness of one card in mm, for the tuck box.")
-@click.option("--imposition", type=click.Choice(["duplex", "gutterfold", "simplex"]), default="duplex", show_default=True, help="Home sheets: double-sided, fronts and backs folded together, or fronts then backs single-sided.")
+@build_imposition_option
 @click.option("--fit", type=click.Choice(["count", "bleed"]), default="count", show_default=True, help="Home sheets: the most cards a sheet, or the most that keep real bleed (1.5 mm or more on every cut edge; poker on Letter: 8 on their side instead of 9).")
 @click.option("--ink-saver", is_flag=True, help="Home sheets with pale fills and pictures and no full-bleed backgrounds (same geometry).")
 @click.option("--corner-guides", type=float, is_flag=False, flag_value=3.0, default=None, metavar="[RADIUS]", help="Draw rounded-corner cut guides on the fronts (radius in mm, default 3).")
@@ -394,12 +401,16 @@ def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, 
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
 @click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box (the preview marks it).")
-def watch(game: str, out_dir: str, lang: str, allow_overflow: bool) -> None:
+@build_preset_option
+@build_paper_option
+@build_imposition_option
+@build_card_size_option
+def watch(game: str, out_dir: str, lang: str, allow_overflow: bool, preset: str | None = None, paper: str = "a4",
+          imposition: str = "duplex", card_size: str | None = None) -> None:
     """Build GAME, then rebuild what changed on every save and keep OUT/<game>/preview.html current."""
-    from .build import make_options
-    from .watch import watch as run_watch
+    from .watch import watch as run_watch, watch_options
 
-    run_watch(game, make_options(out_dir, lang=lang, allow_overflow=allow_overflow), echo=click.echo)
+    run_watch(game, watch_options(out_dir, lang, allow_overflow, preset, paper, imposition, card_size), echo=click.echo)
 
 
 # Options of every report PDF (balance and sweep reports).

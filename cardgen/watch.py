@@ -9,17 +9,36 @@ the watcher keeps running; the next save that fixes it rebuilds.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .build import BuildOptions, build_game, check_build
+from .build import BuildOptions, build_game, check_build, make_options, with_target
 from .errors import CardgenError
 from .load import load_game
 
 DEBOUNCE_MS = 50  # a save's burst of events is one rebuild; small, so the preview follows within 2 s
+
+# What editors and office programs write beside the file being saved, never an input: Office lock
+# files (~$cards.xlsx), Vim swap files (.cards.yaml.swp, .swo, .swx; 4913, Vim's write test),
+# backups (cards.yaml~), Emacs locks (.#cards.yaml, also hidden) and `sed -i` temporaries (sedAbC123).
+_TEMPORARY = re.compile(r"~\$.*|.*\.sw[a-p]|.*~|\.#.*|sed[A-Za-z0-9]{6}|4913|.*\.tmp")
+
+
+def is_temporary(path: str | Path) -> bool:
+    """Whether a file name is an editor's or office program's temporary or lock file."""
+    return _TEMPORARY.fullmatch(Path(path).name) is not None
+
+
+def watch_options(out_dir: str, lang: str, allow_overflow: bool = False, preset: str | None = None, paper: str = "a4",
+                  imposition: str = "duplex", card_size: str | None = None) -> BuildOptions:
+    """The build options of `cardgen watch`: the same as `cardgen build` with the same values."""
+    options = make_options(out_dir, paper, card_size, lang=lang, allow_overflow=allow_overflow, imposition=imposition)
+    return with_target(options, preset, outputs_given=False) if preset is not None else options
 
 
 @dataclass
@@ -33,6 +52,24 @@ class Watcher:
     title: str = ""
     root: Path | None = None
     last_cards: list = field(default_factory=list)  # the last good build's preview, shown under an error
+    digests: dict[str, str | None] = field(default_factory=dict)  # path -> digest of its bytes when last named
+
+    def really_changed(self, paths: Iterable[str | Path]) -> list[str]:
+        """The names of the input files among `paths` whose bytes differ from when they were last seen
+        (a save without an edit, or an editor's temporary file, names nothing)."""
+        names = set()
+        for path in paths:
+            if not self.wanted(str(path)):
+                continue
+            try:
+                digest: str | None = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            except OSError:  # deleted, or a folder
+                digest = None
+            key = os.path.realpath(path)
+            if key not in self.digests or self.digests[key] != digest:
+                names.add(Path(path).name)
+            self.digests[key] = digest
+        return sorted(names)
 
     def rebuild(self, changed: Iterable[str | Path] = ()) -> bool:
         """Build once (after `changed` files); print one line saying what was redrawn and how long it took.
@@ -41,11 +78,13 @@ class Watcher:
         """
         from .preview import write_page
 
-        names = sorted({Path(p).name for p in changed})
+        names = self.really_changed(changed)
         started = time.perf_counter()
         try:
             game = load_game(self.spec)
             self.game_id, self.title, self.root = game.id, game.title.get(self.options.lang), game.root
+            if not self.digests:  # the first build: what the files hold now, so a later save without an edit names nothing
+                self.really_changed(p for p in game.root.rglob("*") if p.is_file() and self.wanted(str(p)))
             check_build(game, self.options)
             drawn = []
             if "png" in self.options.outputs and len(self.options.outputs) > 1:
@@ -92,7 +131,7 @@ class Watcher:
         real = os.path.realpath(path)
         if real == out or real.startswith(out + os.sep):
             return False
-        return not any(part.startswith(".") for part in Path(path).parts[-2:])
+        return not is_temporary(path) and not any(part.startswith(".") for part in Path(path).parts[-2:])
 
 
 def watch(spec: str, options: BuildOptions, echo: Callable[[str], None] = print,

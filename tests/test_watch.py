@@ -95,3 +95,40 @@ def test_ctrl_c_exits_130_quietly(game_copy, tmp_path):
     assert "rebuilt" in said[0] and said[1].startswith("watching"), (said, err)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip() == "interrupted"
+
+
+def test_editor_and_office_temporary_files_are_not_inputs(tmp_path):
+    watcher = Watcher("alice", make_options(out=tmp_path / "out"))
+    game = tmp_path / "game"
+    for temporary in ("~$cards.xlsx", ".cards.yaml.swp", "cards.yaml.swo", "sedX4k2Qa", "cards.yaml~", ".#cards.yaml", "4913"):
+        assert not watcher.wanted(str(game / temporary)), temporary
+    for real in ("cards.xlsx", "cards.yaml", "seeds.yaml", "sedan.png", "layout.yaml"):
+        assert watcher.wanted(str(game / real)), real
+
+
+def test_a_rebuild_names_only_the_files_whose_bytes_changed(game_copy, tmp_path):
+    game = game_copy("alice")
+    lines: list[str] = []
+    watcher = Watcher(str(game), make_options(out=tmp_path / "out", outputs=("rules",)), lines.append)
+    assert watcher.rebuild()
+    cards, rules, lock = game / "cards.yaml", game / "rules.en.md", game / "~$cards.xlsx"
+    lock.write_bytes(b"lock")
+    rules.touch()  # saved without an edit
+    cards.write_text(cards.read_text(encoding="utf-8").replace("凶眼の持ち主", "鋭い凶眼の持ち主"), encoding="utf-8")
+    assert watcher.rebuild([lock, rules, cards])
+    assert " cards.yaml changed: " in lines[-1] and "rules.en.md" not in lines[-1] and "~$" not in lines[-1], lines[-1]
+
+
+def test_watch_takes_the_build_options(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from cardgen import watch as watch_module
+    from cardgen.cli import cli
+
+    seen = {}
+    monkeypatch.setattr(watch_module, "watch", lambda spec, options, echo=print: seen.update(options=options))
+    result = CliRunner().invoke(cli, ["watch", "alice", "--out", str(tmp_path), "--preset", "mpc", "--paper", "letter",
+                                      "--imposition", "gutterfold", "--card-size", "mini"])
+    assert result.exit_code == 0, result.output
+    options = seen["options"]
+    assert (options.preset, options.paper, options.imposition, options.card_size) == ("mpc", "letter", "gutterfold", "mini")
