@@ -90,6 +90,8 @@ def apply_config(ctx: click.Context, specs: tuple[str, ...] | list[str]) -> None
                 converted = param.callback(ctx, param, converted)
         except click.BadParameter as exc:
             raise CardgenError([Problem(where, f"{key} = {value!r}: {exc.message}")]) from None
+        if key == "out" and not Path(converted).is_absolute():
+            converted = str(path.parent / converted)  # relative to the cardgen.toml, wherever the command runs
         ctx.params[name] = converted
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pypdf import PdfReader
 
 from cardgen.cli import cli
 
@@ -86,10 +87,14 @@ def test_quiet_hides_notes_and_verbose_lists_every_file(game_copy, tmp_path):
 def test_cardgen_toml_beside_the_game_gives_defaults(game_copy, tmp_path):
     game = game_copy("alice")
     (tmp_path / "cardgen.toml").write_text('[tool.cardgen]\nout = "printed"\npaper = "letter"\n', encoding="utf-8")
-    done = run("build", str(game), "--only", "rules", "--format", "json", cwd=tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = run("build", str(game), "--only", "rules", "--format", "json", cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)
-    assert Path(result["out_dir"]).parts[-2] == "printed"
+    assert Path(result["out_dir"]) == tmp_path / "printed" / "alice"  # `out` is relative to the cardgen.toml
+    rules = next(f for f in result["files"] if f.endswith(".pdf"))
+    assert round(float(PdfReader(rules).pages[0].mediabox.width)) == 612  # US Letter, 8.5 in, from `paper`
     given = run("build", str(game), "--only", "rules", "--out", str(tmp_path / "mine"), "--format", "json", cwd=tmp_path)
     assert Path(json.loads(given.stdout)[0]["out_dir"]).parts[-2] == "mine"  # the command line wins
 
