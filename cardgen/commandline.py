@@ -109,15 +109,17 @@ class ConfiguredCommand(click.Command):
 def complete_game(ctx: click.Context | None, param: click.Parameter | None, incomplete: str) -> list[CompletionItem]:
     """Bundled game ids, and folders (game folders first) that start with what is typed."""
     items = [CompletionItem(game_id, help="bundled game") for game_id in bundled_game_ids() if game_id.startswith(incomplete)]
-    head, _, prefix = incomplete.rpartition("/")
-    base = Path(head + "/" if head else ".") if incomplete.startswith("/") or head else Path(".")
+    if "/" in incomplete:  # a path: list the folder it is in
+        head, prefix = incomplete.rsplit("/", 1)
+        base, shown_as = Path(head or "/"), (lambda name: f"{head}/{name}")
+    else:
+        base, prefix, shown_as = Path("."), incomplete, (lambda name: name)
     try:
-        folders = sorted(p for p in base.iterdir() if p.is_dir() and p.name.startswith(prefix) and not p.name.startswith("."))
+        folders = [p for p in base.iterdir() if p.is_dir() and p.name.startswith(prefix) and not p.name.startswith(".")]
     except OSError:
         folders = []
-    folders.sort(key=lambda p: not (p / "game.yaml").is_file())
-    shown = [(f"{head}/{p.name}" if head or incomplete.startswith("/") else p.name) for p in folders]
-    items += [CompletionItem(name, help="game folder" if (Path(name) / "game.yaml").is_file() else None) for name in shown]
+    folders.sort(key=lambda p: (not (p / "game.yaml").is_file(), p.name))  # game folders first
+    items += [CompletionItem(shown_as(p.name), help="game folder" if (p / "game.yaml").is_file() else None) for p in folders]
     return items
 
 

@@ -121,6 +121,8 @@ def test_game_argument_completes_bundled_ids_and_game_folders(tmp_path):
     folders = run(env={**env, "COMP_WORDS": "cardgen watch my"}, cwd=tmp_path)
     assert "plain,alice" in ids.stdout.splitlines(), ids.stdout
     assert "plain,mygame" in folders.stdout.splitlines(), folders.stdout
+    nested = run(env={**env, "COMP_WORDS": f"cardgen check {tmp_path}/my"}, cwd=tmp_path)
+    assert f"plain,{tmp_path}/mygame" in nested.stdout.splitlines(), nested.stdout
 
 
 def test_report_as_json_names_the_pdf_and_each_run(tmp_path):
