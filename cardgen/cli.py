@@ -269,7 +269,7 @@ def simulate(game: str, count: int, seed: int, players: int | None, variant: str
     loaded = load_game(game)
     runner = make_executor(executor, scheduler, workers) if executor != "local" or scheduler else None
     try:
-        with click.progressbar(length=count, label="simulating", file=sys.stderr) as bar:
+        with click.progressbar(length=count, label="simulating", file=sys.stderr, hidden=verbosity() < 0) as bar:
             report = run_simulation(loaded, games=count, seed=seed, players=players, policies=policies or None,
                                     workers=workers, variant=variant, rotate=rotate_seats, save_records=save_records,
                                     progress=bar.update, executor=runner)

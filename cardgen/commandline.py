@@ -139,9 +139,9 @@ def colour_setting(environ: dict[str, str] | os._Environ = os.environ) -> bool |
     return False if environ.get("NO_COLOR") else None
 
 
-def verbosity(ctx: click.Context) -> int:
-    """-q: -1, nothing: 0, -v: 1, from the top `cardgen` options."""
-    root = ctx.find_root()
+def verbosity(ctx: click.Context | None = None) -> int:
+    """-q: -1, nothing: 0, -v: 1, from the top `cardgen` options (of the running command by default)."""
+    root = (ctx or click.get_current_context()).find_root()
     return root.obj.get("verbosity", 0) if isinstance(root.obj, dict) else 0
 
 

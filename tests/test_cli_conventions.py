@@ -131,3 +131,10 @@ def test_report_as_json_names_the_pdf_and_each_run(tmp_path):
     report = json.loads(done.stdout)
     assert Path(report["file"]).is_file() and report["file"].endswith("alice-balance.pdf")
     assert report["runs"] and all(run_["result"]["game"] == "alice" for run_ in report["runs"])
+
+
+def test_quiet_simulate_shows_no_progress():
+    normal, quiet = run("simulate", "alice", "--games", "3", "-j", "1"), run("-q", "simulate", "alice", "--games", "3", "-j", "1")
+    assert normal.returncode == quiet.returncode == 0, quiet.stderr
+    assert "simulating" in normal.stderr and "simulating" not in quiet.stderr
+    assert quiet.stdout == normal.stdout  # the results themselves are the same
