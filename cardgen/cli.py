@@ -475,7 +475,7 @@ def sweep(game: str, **options) -> None:
     """Simulate GAME at every point of a grid of rule parameters and card counts, never editing its files."""
     from .analysis.sweep import sweep_command
 
-    sweep_command(game, **options)
+    sweep_command(game, **options, quiet=verbosity() < 0)
 
 
 def main() -> None:

@@ -138,3 +138,11 @@ def test_quiet_simulate_shows_no_progress():
     assert normal.returncode == quiet.returncode == 0, quiet.stderr
     assert "simulating" in normal.stderr and "simulating" not in quiet.stderr
     assert quiet.stdout == normal.stdout  # the results themselves are the same
+
+
+def test_quiet_sweep_shows_no_progress(tmp_path):
+    args = ("sweep", "alice", "--vary", "memo_limit=3..4", "--games", "2", "--no-report", "-j", "1", "--out")
+    normal, quiet = run(*args, str(tmp_path / "a")), run("-q", *args, str(tmp_path / "b"))  # apart: neither reuses the other
+    assert normal.returncode == quiet.returncode == 0, quiet.stderr
+    assert "sweep: 2/2 points" in normal.stderr, normal.stderr
+    assert quiet.stderr == "" and quiet.stdout.replace("/b/", "/a/") == normal.stdout

@@ -347,9 +347,9 @@ def sweep_command(game: str, *, varies: Sequence[str | Vary], samples: int | Non
                   players: int | None, variant: str | None, policies: Sequence[str], rotate_seats: bool, target: str | None,
                   metrics: Sequence[str], fmt: str, output: str | None, out_dir: str, results_dir: str | None, no_report: bool,
                   executor: str, scheduler: str | None, workers: int | None, lang: str = DEFAULT_LANG,
-                  paper: str = "a4") -> SweepResult:
+                  paper: str = "a4", quiet: bool = False) -> SweepResult:
     """`cardgen sweep`: run, print or write the table, write the report (in `lang`, on `paper`);
-    progress on stderr."""
+    progress on stderr unless `quiet` (cardgen -q)."""
     import sys
 
     from .executors import make_executor
@@ -360,7 +360,7 @@ def sweep_command(game: str, *, varies: Sequence[str | Vary], samples: int | Non
     spec = SweepSpec(game, tuple(v if isinstance(v, Vary) else parse_vary(v) for v in varies), count, seed, players, variant, tuple(policies),
                      rotate_seats, samples, sampling)
     runner = make_executor(executor, scheduler, workers)
-    tty = sys.stderr.isatty()
+    tty = sys.stderr.isatty() and not quiet
 
     def show(p: Progress) -> None:
         if tty:
@@ -370,7 +370,8 @@ def sweep_command(game: str, *, varies: Sequence[str | Vary], samples: int | Non
         sys.stderr.flush()
 
     try:
-        result = run_sweep(spec, runner, out_dir=out_dir, results_dir=results_dir, progress=show, target=target)
+        result = run_sweep(spec, runner, out_dir=out_dir, results_dir=results_dir, progress=None if quiet else show,
+                           target=target)
     finally:
         if tty:
             sys.stderr.write("\n")
