@@ -3,6 +3,7 @@
     python3 benchmarks/bench_engine.py [--seconds 3] [--simulate-games 10000]
     python3 benchmarks/bench_engine.py --targets [--repeat 5] [--seconds 2]
     python3 benchmarks/bench_engine.py --bridge [--repeat 5] [--bridge-games 20]
+    python3 benchmarks/bench_engine.py --state-api [--repeat 5] [--bridge-games 20]
 
 Targets (issue 13, random play, one core): llll 4p >= 2,500 games/s, alice solo >= 4,000,
 requiem >= 3,000, ohanatsumi 4p >= 2,500; `simulate --games 10000` of any game < 15 s.
@@ -11,7 +12,8 @@ requiem >= 3,000, ohanatsumi 4p >= 2,500; `simulate --games 10000` of any game <
 (current_player, legal_actions/chance_outcomes, apply_unchecked) and through the OpenSpiel
 bridge (the same calls on a pyspiel state, apply_action: both unchecked), side by side, and
 judges the median ratio against BRIDGE_TARGET; it also shows the native loop with the checked
-`apply`, for reference.
+`apply`, for reference. `--state-api` (issue 30) times the same random games through the game's
+own `play()` loop and through the State API walk, side by side, against STATE_API_TARGET.
 Numbers are measured in this run on this machine; compare them only with each other.
 """
 
@@ -187,6 +189,54 @@ def pyspiel_floor(actions: int = 20000) -> float:
     return (time.process_time() - cpu) / actions * 1e6
 
 
+# the native State API's time per action / the game's own `play()` loop's, at most
+STATE_API_TARGET = 2.0
+STATE_API_GAMES = (("llll", 4), ("requiem", 3), ("alice", 1), ("alice", 2), ("ohanatsumi", 4))
+
+
+def state_api_overhead(game_id: str, players: int, games: int) -> tuple[float, float]:
+    """Microseconds per action over the same `games` random games (seeds 0..games-1): the
+    game's own `play()` loop with random policies, then the State API walk (current_player,
+    legal_actions/chance_outcomes, apply_unchecked). CPU time of this process."""
+    from cardgen.engine.core import CHANCE, TERMINAL
+    from cardgen.engine.core import play as play_state
+
+    game = load_game(game_id)
+    engine = game_engine(game)
+    rules = engine(game, players)
+    policies = [make_policy(engine, "random", rules) for _ in range(players)]
+    out = []
+    actions = 0
+    cpu = time.process_time()
+    for seed in range(games):
+        actions += len(play_state(rules.new_initial_state(None), policies, random.Random(seed)).history)
+    out.append((time.process_time() - cpu) / actions * 1e6)
+    apply = type(rules.new_initial_state(None)).apply_unchecked
+    actions = 0
+    cpu = time.process_time()
+    for seed in range(games):
+        actions += _random_walk(rules.new_initial_state(None), random.Random(seed), apply, CHANCE, TERMINAL)
+    out.append((time.process_time() - cpu) / actions * 1e6)
+    return out[0], out[1]
+
+
+def check_state_api(games: int, repeat: int) -> int:
+    """Median per-action times of `repeat` runs: State API / play() against STATE_API_TARGET."""
+    import statistics
+    print(f"one core (CPU time of this process); load average {os.getloadavg()[0]:.2f}; "
+          f"median of {repeat} runs of {games} random games")
+    missed = 0
+    for game_id, players in STATE_API_GAMES:
+        runs = [state_api_overhead(game_id, players, games) for _ in range(repeat)]
+        played, api = (statistics.median(r[k] for r in runs) for k in range(2))
+        ratio = statistics.median(r[1] / r[0] for r in runs)
+        ok = ratio <= STATE_API_TARGET
+        missed += not ok
+        print(f"{game_id:<11} {players}p  play() {played:6.1f} us/action  State API {api:6.1f}  ratio {ratio:.2f}  "
+              f"target <= {STATE_API_TARGET}: {'met' if ok else 'MISSED'}")
+    return 1 if missed else 0
+
+
 def check_bridge(games: int, repeat: int) -> int:
     """Median per-action times of `repeat` runs, and the bridge/native ratio against its target."""
     import statistics
@@ -214,13 +264,16 @@ def main() -> None:
     parser.add_argument("--targets", action="store_true", help="measure only the four targets (random play) and judge the median")
     parser.add_argument("--repeat", type=int, default=5, help="measurements per target with --targets or --bridge")
     parser.add_argument("--bridge", action="store_true", help="time the OpenSpiel bridge against the native State API")
-    parser.add_argument("--bridge-games", type=int, default=20, help="random games per measurement with --bridge")
+    parser.add_argument("--bridge-games", type=int, default=20, help="random games per measurement with --bridge or --state-api")
+    parser.add_argument("--state-api", action="store_true", help="time the State API against the game's own play() loop")
     args = parser.parse_args()
     random.seed(0)
     if args.targets:
         sys.exit(check_targets(args.seconds, args.repeat))
     if args.bridge:
         sys.exit(check_bridge(args.bridge_games, args.repeat))
+    if args.state_api:
+        sys.exit(check_state_api(args.bridge_games, args.repeat))
     print(f"one core (rates per CPU-second of this process); {os.cpu_count()} cores on this machine,"
           f" load average {os.getloadavg()[0]:.2f}")
     for game_id in bundled_game_ids():

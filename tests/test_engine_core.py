@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -186,3 +187,58 @@ def test_results_count_the_players_decisions_apart_from_every_move(game):
     assert result.length == len(state.history)
     assert result.decisions == count_decisions(state.history) == result.length - chance - automatic
     assert chance == 32 and automatic > 0 and result.as_dict()["decisions"] == result.decisions
+
+
+def test_a_decks_chance_outcomes_are_kept_across_every_change():
+    """Deck.outcome_counts (the next draw's cards with multiplicities, kept incrementally)
+    always equals a fresh count of the top layer, whatever happens to the deck."""
+    from cardgen.engine.core import Deck
+
+    rng = random.Random(5)
+    for trial in range(200):
+        deck = Deck([rng.choice("abcdefgh") for _ in range(rng.randint(1, 30))])
+        for _ in range(40):
+            if not deck:
+                break
+            counts = deck.outcome_counts()
+            ordered, top = deck.layers[0]
+            assert counts == ({top[-1]: 1} if ordered else dict(Counter(top)))
+            op = rng.random()
+            if op < 0.6:
+                deck.take(deck.candidate(int(rng.random() * deck.choices())))
+            elif op < 0.7:
+                deck.remove(rng.choice(deck.cards()))
+            elif op < 0.8:
+                deck.put_on_top([rng.choice("xyz") for _ in range(rng.randint(1, 3))])
+            elif op < 0.9:
+                deck.put_under([rng.choice("xyz") for _ in range(rng.randint(1, 3))], ordered=rng.random() < 0.5)
+            else:
+                deck.shuffle_in([rng.choice("xyz")])
+            if rng.random() < 0.2:
+                deck = deck.copy()
+
+
+@pytest.mark.parametrize("game_id,players", [("llll", 3), ("alice", 2), ("requiem", 3), ("ohanatsumi", 3)])
+def test_chance_outcomes_from_the_deck_match_the_equally_likely_draws(game_id, players):
+    """An engine's chance_outcomes (from its Deck's kept counts) are exactly the outcomes of
+    its equally likely draws (chance_size/chance_at), counted."""
+    from cardgen.engine import game_engine
+    from cardgen.engine.core import CHANCE, TERMINAL
+    from cardgen.load import load_game
+
+    loaded = load_game(game_id)
+    rules = game_engine(loaded)(loaded, players)
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(3):
+        state = rules.new_initial_state()
+        while state.current_player() != TERMINAL:
+            if state.current_player() == CHANCE:
+                n = state.chance_size()
+                if n:
+                    counts = Counter(state.chance_at(i) for i in range(n))
+                    assert state.chance_outcomes() == [(a, k / n) for a, k in sorted(counts.items())]
+                    checked += 1
+            legal = state.legal_actions()
+            state.apply_unchecked(legal[int(rng.random() * len(legal))])
+    assert checked > 10

@@ -491,6 +491,12 @@ class State(core.ChoiceState):
     def chance_at(self, i: int) -> Act:
         return self.rules.draw_act[self.decks[self.draw_for[0]].candidate(i)]
 
+    def chance_deck(self) -> core.Deck | None:
+        return self.decks[self.draw_for[0]] if self.phase == core.CHANCE_PHASE else None
+
+    def draw_action(self, card: int) -> Act:
+        return self.rules.draw_act[card]
+
     def _drawn(self, card: int) -> None:
         p, purpose = self.draw_for
         self.decks[p].take(card)

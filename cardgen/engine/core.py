@@ -176,12 +176,15 @@ class Deck:
     its list, and the next card is forced).
     """
 
-    __slots__ = ("layers", "hint")
+    __slots__ = ("layers", "hint", "_counts")
 
     def __init__(self, cards: Iterable = (), ordered: bool = False) -> None:
         cards = list(cards)
         self.layers: list[list] = [[ordered, cards]] if cards else []
         self.hint = 0      # where the last candidate() was found: take() looks there first
+        # the top layer's distinct cards and their multiplicities (the chance outcomes of the
+        # next draw), built when first asked and kept up to date by take(); None: not built
+        self._counts: dict | None = None
 
     @classmethod
     def stacked(cls, top_first: Sequence) -> "Deck":
@@ -192,6 +195,7 @@ class Deck:
         new = Deck.__new__(Deck)
         new.layers = [[o, list(c)] for o, c in self.layers]
         new.hint = self.hint
+        new._counts = None if self._counts is None else dict(self._counts)
         return new
 
     def __len__(self) -> int:
@@ -230,6 +234,17 @@ class Deck:
         ordered, cards = self.layers[0]
         return [cards[-1]] if ordered else sorted(set(cards))
 
+    def outcome_counts(self) -> dict:
+        """The next draw's possible cards with how many copies of each (what its chance
+        outcomes are), kept incrementally across draws instead of recounted at each."""
+        counts = self._counts
+        if counts is None:
+            ordered, cards = self.layers[0]
+            if ordered:
+                return {cards[-1]: 1}
+            counts = self._counts = dict(Counter(cards))
+        return counts
+
     def take(self, card) -> None:
         """Remove `card` as the drawn card; IllegalAction if it cannot be the next card."""
         layer = self.layers[0]
@@ -247,11 +262,20 @@ class Deck:
                     raise IllegalAction(f"{card} is not in the deck") from None
             cards[i] = cards[-1]
             cards.pop()
+            counts = self._counts
+            if counts is not None:
+                k = counts[card] - 1
+                if k:
+                    counts[card] = k
+                else:
+                    del counts[card]
         if not cards:
             del self.layers[0]
+            self._counts = None
 
     def remove(self, card) -> None:
         """Take a chosen card out (a player searching the deck), wherever it is."""
+        self._counts = None
         for k, (_, cards) in enumerate(self.layers):
             if card in cards:
                 cards.remove(card)
@@ -262,6 +286,7 @@ class Deck:
 
     def shuffle_in(self, cards: Iterable = ()) -> None:
         """Add `cards` and shuffle: the whole deck becomes one unordered layer."""
+        self._counts = None
         everything = [c for _, layer in self.layers for c in layer]
         everything.extend(cards)
         self.layers = [[False, everything]] if everything else []
@@ -272,6 +297,8 @@ class Deck:
         cards = list(cards)
         if not cards:
             return
+        if len(self.layers) <= 1:
+            self._counts = None           # the layer under may become the top
         if ordered:
             cards.reverse()
             if self.layers and self.layers[-1][0]:
@@ -284,6 +311,7 @@ class Deck:
         cards = list(top_first)[::-1]
         if not cards:
             return
+        self._counts = None
         if self.layers and self.layers[0][0]:
             self.layers[0][1].extend(cards)
         else:
@@ -324,8 +352,23 @@ class State:
         """The i-th equally likely outcome of a uniform chance node (repeats allowed)."""
         raise NotImplementedError
 
+    def chance_deck(self) -> "Deck | None":
+        """The Deck the pending chance node draws from, when it is a draw whose outcome
+        `draw_action(card)` names (None: use chance_size/chance_at)."""
+        return None
+
+    def draw_action(self, card: Any) -> Action:
+        """The chance outcome that draws `card` from `chance_deck()`."""
+        raise NotImplementedError
+
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         """(outcome, probability) at a chance node, sorted by outcome; probabilities sum to 1."""
+        deck = self.chance_deck()
+        if deck is not None:
+            counts = deck.outcome_counts()
+            total = sum(counts.values())
+            act = self.draw_action
+            return sorted((act(card), k / total) for card, k in counts.items())
         n = self.chance_size()
         if not n:
             return []

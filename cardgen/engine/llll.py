@@ -210,6 +210,12 @@ class State(core.State):
     def chance_at(self, i: int) -> Act:
         return self.rules.draw_action[self.deck.candidate(i)]
 
+    def chance_deck(self) -> core.Deck | None:
+        return self.deck if self.current_player() == core.CHANCE else None
+
+    def draw_action(self, card: str) -> Act:
+        return self.rules.draw_action[card]
+
     def _draw(self, card: str) -> None:
         self.deck.take(card)
         if self.aside_left:

@@ -398,6 +398,13 @@ class State(core.ChoiceState):
             return self.rules.die
         return getattr(self, name).choices()
 
+    def chance_deck(self) -> core.Deck | None:
+        name = self.cdeck
+        return getattr(self, name) if name is not None and self.phase == core.CHANCE_PHASE else None
+
+    def draw_action(self, card: int) -> Act:
+        return self.rules.draw_act[card]
+
     def chance_at(self, i: int) -> Act:
         name = self.cdeck
         if name is None:

@@ -320,7 +320,11 @@ class BridgeState(pyspiel.State):
 
             ctx.determinizer = Determinizer(ctx.rules)
         rng = ctx.rng if probability_sampler is None else random.Random(int(probability_sampler() * 2**31))
-        sampled, _ok = ctx.determinizer.sample(self.engine.observation(player_id), rng)
+        sampled, ok = ctx.determinizer.sample(self.engine.observation(player_id), rng)
+        if not ok:
+            # never a state the player could tell apart: say so (issue #30)
+            raise pyspiel.SpielError(f"resample_from_infostate: found no state with player {player_id}'s "
+                                     f"information state in {ctx.determinizer.max_replays} replays")
         return _bridge_state_for(self.get_game(), sampled)
 
 
@@ -754,9 +758,10 @@ class OpenSpielPolicy:
         else:
             self.bot = mcts.MCTSBot(self.game, uct_c=1.4, max_simulations=iterations, evaluator=evaluator,
                                     random_state=self._np_rng, solve=False)
-        from .agents.ismcts import Determinizer
+        from .agents.ismcts import POOL, Determinizer
 
         self.determinizer = Determinizer(rules)
+        self.pool = POOL
         self.stats = {"moves": 0, "iterations": 0, "seconds": 0.0}
 
     def iterations_per_second(self) -> float:
@@ -769,16 +774,31 @@ class OpenSpielPolicy:
         self._np_rng.seed(int(rng.random() * 2**31))
         ctx = self.game._ctx
         ctx.rng = rng
-        engine_state, _ok = self.determinizer.sample(observation, rng)
-        state = _bridge_state_for(self.game, engine_state)
+        # the search starts only from states with the seat's exact information state: a pool
+        # of consistent determinizations, which OpenSpiel's IS-MCTS resamples from
+        key = observation.key()
+        pool = []
+        for _ in range(min(self.pool, self.iterations)):
+            engine_state, ok = self.determinizer.sample(observation, rng, key, None if pool else 3)
+            if ok:
+                pool.append(_bridge_state_for(self.game, engine_state))
+        self.stats["consistent_samples"] = self.stats.get("consistent_samples", 0) + len(pool)
+        if not pool:
+            # none found: a uniformly random legal move, counted, rather than a search over
+            # states the seat could tell apart from its own
+            self.stats["unmatched"] = self.stats.get("unmatched", 0) + 1
+            self.stats["moves"] += 1
+            self.stats["seconds"] += time.process_time() - started
+            return legal_actions[int(rng.random() * len(legal_actions))]
+        state = pool[0]
         if self.kind == "openspiel-ismcts":
             self.bot.reset()
+            self.bot.set_resampler(lambda _state, _player: pool[int(rng.random() * len(pool))].clone())
         action = ctx.actions.action(self.bot.step(state))
         self.stats["moves"] += 1
         self.stats["iterations"] += self.iterations
         self.stats["seconds"] += time.process_time() - started
-        if action not in legal_actions:      # cannot happen with a consistent determinization
-            action = legal_actions[0]
+        assert action in legal_actions       # a consistent determinization has the same legal moves
         return action
 
 

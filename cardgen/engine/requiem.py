@@ -368,6 +368,15 @@ class State(core.State):
         deck = self._deck()
         return Act("draw", (deck[-1] if type(deck) is list else deck.candidate(i),))
 
+    def chance_deck(self) -> core.Deck | None:
+        if self.current_player() != core.CHANCE:
+            return None
+        deck = self._deck()
+        return None if type(deck) is list else deck
+
+    def draw_action(self, card: str) -> Act:
+        return Act("draw", (card,))
+
     def _draw(self, card: str) -> None:
         phase = self.phase
         deck = self._deck()

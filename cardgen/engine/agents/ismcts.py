@@ -22,8 +22,8 @@ scoring the return of the seat that moved into it. The move played is the root's
 visited legal child.
 
 `ISMCTSPolicy.stats` counts iterations, CPU time spent (process time, so a busy shared machine
-does not shrink the figure) and determinizations that needed repair or had to be accepted
-inconsistent (after `max_attempts` tries), so iterations per second can be reported.
+does not shrink the figure) and `unmatched`, the moves for which no consistent determinization
+was found (an inconsistent one is never searched: the rollout bot's move is played instead).
 """
 
 from __future__ import annotations
@@ -329,10 +329,19 @@ class ISMCTSPolicy:
         budget = None
         for _ in range(min(self.pool, self.iterations)):
             state, ok = self.determinizer.sample(observation, rng, key, budget)
-            if not ok:
+            if ok:      # only states the seat cannot tell from the real one (issue #30)
+                pool.append(state)
+            elif not pool:
                 budget = 3      # this observation is hard to match: do not spend the move on it
-            pool.append(state)
         self.stats["determinize_seconds"] += time.process_time() - started
+        if not pool:
+            # no consistent state found: the rollout bot's move (or a random one), counted
+            self.stats["unmatched"] = self.stats.get("unmatched", 0) + 1
+            self.stats["moves"] += 1
+            self.stats["seconds"] += time.process_time() - started
+            if self.rollout_policy is not None:
+                return bot_move(self.rollout_policy, observation, legal_actions, rng)
+            return legal_actions[int(rng.random() * len(legal_actions))]
         root = _Node(observation.seat)
         legal_set = set(legal_actions)
         for k in range(self.iterations):
