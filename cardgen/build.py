@@ -276,6 +276,14 @@ class BuildResult:
         return "\n".join(lines)
 
 
+def folder_notes(game: Game) -> list[str]:
+    """What the folder changes about the game: a copy under another folder name builds under that name."""
+    if game.declared_id is None:
+        return []
+    return [f"outputs are named '{game.id}' after the folder; game.yaml's id is '{game.declared_id}' "
+            f"(a copy to try a variant builds beside the original)"]
+
+
 def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
     """The optional outputs the game's folder gives no spec for, each with what is missing.
 
@@ -798,7 +806,7 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
-        result.skipped = skipped_outputs(game, options.outputs)
+        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs)
     return results
 
 
@@ -954,6 +962,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     results = [CheckResult("build", False, p.message, p.location) for p in problems]
     if not problems:
         results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
+    results += [CheckResult("folder-name", True, why) for why in folder_notes(game)]
     results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
     return results + text_size_checks(game, sizes) + art_checks(art_notes)
 

@@ -120,15 +120,23 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     if g is None:
         return None
     game_id = r.scalar(g["id"][1], "id", "str") if "id" in g else None
+    declared_id = None
     if game_id is not None:
         bad = portable_name_problem(game_id, "game id")
         if bad:
             r.error(g["id"][1], f"{bad}; it names the output folder")
             game_id = None
+        elif game_id != root.name and game_id in bundled_game_ids():
+            # a bundled game's templates are found by its id, so a renamed copy would silently lose them
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same (a copy of the "
+                    f"bundled game '{game_id}' keeps that folder name and uses its bundled templates; "
+                    f"`cardgen new {root.name} --from {game_id}` makes a renamed copy with its own)")
+        elif game_id != root.name and portable_name_problem(root.name, "folder name") is None:
+            # a copy to try a variant (`cp -r mygame mg-try`): the folder names it, so both build side by side
+            declared_id, game_id = game_id, root.name
         elif game_id != root.name:
-            hint = (f" (a copy of the bundled game '{game_id}' keeps that folder name and uses its bundled templates; "
-                    f"`cardgen new {root.name} --from {game_id}` makes a renamed copy with its own)") if game_id in bundled_game_ids() else ""
-            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same{hint}")
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}', and "
+                    f"{portable_name_problem(root.name, 'the folder name')}; rename the folder to '{game_id}'")
     title = r.text(g["title"][1], "title") if "title" in g else None
     min_p = max_p = None
     if "players" in g:
@@ -176,7 +184,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
         root=root, field_specs=specs, card_types=types, cards=cards, declared_total=declared_total,
         components=components, parameters=parameters, decisions=decisions, claims=claims,
         engine=engine, source=source, summary=summary, back=back or {}, locations=locations,
-        labels=labels,
+        labels=labels, declared_id=declared_id,
     )
 
 
