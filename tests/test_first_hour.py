@@ -37,3 +37,35 @@ def test_a_copy_under_another_folder_name_builds_named_by_the_folder(new_game, t
     assert (tmp_path / "out" / "mg-try" / "mg-try-cards-a4.pdf").is_file()
     notes = [line for line in built.stdout.splitlines() if "game.yaml's id is 'mygame'" in line]
     assert len(notes) == 1 and "note:" in notes[0] and "'mg-try'" in notes[0]
+
+
+def test_a_mapping_written_by_new_is_rewritten_for_changed_types_by_suggest(new_game, tmp_path):
+    game = copy_of(new_game, tmp_path)
+    cards = game / "cards.yaml"
+    text = cards.read_text(encoding="utf-8").replace("total: 12", "total: 16").replace("id: eclipse", "id: blackout")
+    cards.write_text(text.replace("count: 2", "count: 6"), encoding="utf-8")  # six copies of power 5: more than one deck has
+    before = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert before.returncode == 1
+    stale = [line for line in before.stdout.splitlines() if "'eclipse' is not a card type" in line]
+    assert stale and "run `cardgen mapping mygame --suggest`" in stale[0]
+
+    suggested = cardgen("mapping", "mygame", "--suggest", cwd=tmp_path)
+    assert suggested.returncode == 0, suggested.stdout + suggested.stderr
+    assert (game / "mapping.yaml.bak").read_text(encoding="utf-8").count("eclipse") >= 1  # the designer's file is kept
+    assert "needs 2 standard decks" in suggested.stdout
+    after = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert after.returncode == 0, after.stdout
+    built = cardgen("build", "mygame", "--out", "out", "--only", "standard", "--workers", "1", cwd=tmp_path)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (tmp_path / "out" / "mygame" / "mygame-standard-deck.pdf").is_file()
+
+
+def test_a_standard_card_used_too_often_says_to_run_suggest(new_game, tmp_path):
+    game = copy_of(new_game, tmp_path)
+    cards = game / "cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    cards.write_text(text.replace("{power: 2}, {power: 4}, {power: 6}, {power: 8}, {power: 9}", ", ".join(["{power: 2}"] * 5)), encoding="utf-8")
+    checked = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    over = [line for line in checked.stdout.splitlines() if "is used 5 times" in line]
+    assert over and "raise decks to 5, or run `cardgen mapping mygame --suggest`" in over[0]
