@@ -69,3 +69,24 @@ def test_a_standard_card_used_too_often_says_to_run_suggest(new_game, tmp_path):
     assert checked.returncode == 1
     over = [line for line in checked.stdout.splitlines() if "is used 5 times" in line]
     assert over and "raise decks to 5, or run `cardgen mapping mygame --suggest`" in over[0]
+
+
+def test_a_colour_name_a_template_makes_that_the_layout_lacks_lists_the_defined_ones(new_game, tmp_path):
+    game = copy_of(new_game, tmp_path)
+    layout = game / "templates" / "layout.yaml"
+    layout.write_text(layout.read_text(encoding="utf-8").replace('fill: "{{ card.suit }}_tint"', 'fill: "star_tint"'), encoding="utf-8")
+    checked = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    said = [line for line in checked.stdout.splitlines() if "star_tint" in line]
+    assert said and "invalid literal" not in checked.stdout
+    assert "(did you mean 'sun_tint'?)" in said[0] and "sun_tint, moon, moon_tint" in said[0]
+    # the same name made by a template, for a new suit value
+    layout.write_text(layout.read_text(encoding="utf-8").replace('fill: "star_tint"', 'fill: "{{ card.suit }}_tint"'), encoding="utf-8")
+    game_yaml, cards = game / "game.yaml", game / "cards.yaml"
+    game_yaml.write_text(game_yaml.read_text(encoding="utf-8").replace("values: [sun, moon]", "values: [sun, moon, star]"), encoding="utf-8")
+    cards.write_text(cards.read_text(encoding="utf-8").replace("suit: sun\n", "suit: star\n"), encoding="utf-8")
+    checked = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "invalid literal" not in checked.stdout
+    said = [line for line in checked.stdout.splitlines() if "'star_tint' is not a colour" in line]
+    assert said and "sun_tint, moon, moon_tint" in said[0] and "templates/layout.yaml:" in said[0]
