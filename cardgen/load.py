@@ -176,7 +176,9 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
 
     if cards_node is None:
         return None
-    declared_total, types, cards = _cards(r, cards_node, specs, id_format)
+    # a spreadsheet has no total to check: its reader counts the rows
+    has_total = cards_file is None or cards_file.suffix == ".yaml"
+    declared_total, types, cards = _cards(r, cards_node, specs, id_format, has_total)
     if None in (game_id, title, min_p, max_p) or declared_total is None:
         return None
     return Game(
@@ -333,7 +335,7 @@ def _read_fields(r: SchemaReader, entries: dict, specs: dict[str, FieldSpec], wh
     return fields
 
 
-def _cards(r: SchemaReader, node: yaml.Node, specs: dict[str, FieldSpec], id_format: str | None):
+def _cards(r: SchemaReader, node: yaml.Node, specs: dict[str, FieldSpec], id_format: str | None, has_total: bool = True):
     top = r.mapping(node, "cards.yaml", {"total", "types"}, {"total", "types"})
     if top is None or "types" not in top:
         return None, (), ()
@@ -409,6 +411,6 @@ def _cards(r: SchemaReader, node: yaml.Node, specs: dict[str, FieldSpec], id_for
                 r.error(copy_node, f"card id '{card_id}' is used twice (ids differing only in case count as the same file name); card ids must be unique")
             seen_cards[card_id.lower()] = copy_node
             cards.append(Card(card_id, type_id, copy, name, fields, r.where(copy_node)))
-    if declared_total is not None and cards and declared_total != len(cards):
+    if has_total and declared_total is not None and cards and declared_total != len(cards):
         r.error(top["total"][1], f"total is {declared_total} but the types add up to {len(cards)} cards; fix a count or the total")
     return declared_total, tuple(types), tuple(cards)

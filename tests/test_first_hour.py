@@ -3,6 +3,8 @@ cards, messages that say what to do, and warnings said once. Run as a user would
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 import subprocess
 import sys
@@ -90,3 +92,28 @@ def test_a_colour_name_a_template_makes_that_the_layout_lacks_lists_the_defined_
     assert "invalid literal" not in checked.stdout
     said = [line for line in checked.stdout.splitlines() if "'star_tint' is not a colour" in line]
     assert said and "sun_tint, moon, moon_tint" in said[0] and "templates/layout.yaml:" in said[0]
+
+
+def test_a_missing_text_in_a_spreadsheet_is_reported_at_its_cell_and_no_total_is_invented(new_game, tmp_path):
+    game = copy_of(new_game, tmp_path)
+    exported = cardgen("export", "mygame", "--format", "csv", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    (game / "cards.yaml").unlink()
+    rows = list(csv.reader(io.StringIO(exported.stdout)))
+    header = rows[0]
+    ability_ja, name_ja = header.index("ability_ja"), header.index("name_ja")
+    for row in rows:
+        if row[1] == "eclipse":
+            row[ability_ja] = ""  # the English text stays in the next column
+        if row[1] == "moon":
+            row[name_ja] = ""  # a type without a name is dropped: the old code then "found" a wrong total
+    with open(game / "cards.csv", "w", encoding="utf-8", newline="") as out:
+        csv.writer(out).writerows(rows)
+    first_eclipse = next(i for i, row in enumerate(rows, 1) if row[1] == "eclipse")
+    first_moon = next(i for i, row in enumerate(rows, 1) if row[1] == "moon")
+    checked = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    said = checked.stderr + checked.stdout
+    assert f"cards.csv:{first_eclipse}:{ability_ja + 1}: card type 'eclipse'.ability: the 'ja' text is missing" in said
+    assert f"cards.csv:{first_moon}:{name_ja + 1}: card type 'moon' name: the 'ja' text is missing" in said
+    assert "total is" not in said
