@@ -117,3 +117,18 @@ def test_a_missing_text_in_a_spreadsheet_is_reported_at_its_cell_and_no_total_is
     assert f"cards.csv:{first_eclipse}:{ability_ja + 1}: card type 'eclipse'.ability: the 'ja' text is missing" in said
     assert f"cards.csv:{first_moon}:{name_ja + 1}: card type 'moon' name: the 'ja' text is missing" in said
     assert "total is" not in said
+
+
+def test_an_unknown_template_helper_names_the_nearest_and_lists_the_helpers(new_game, tmp_path):
+    game = copy_of(new_game, tmp_path)
+    rules = game / "rules.en.md"
+    lines = rules.read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "{{ component_list() }}" in text)
+    lines[line - 1] = "{{ card_tabel() }}"
+    rules.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    checked = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    said = [text for text in checked.stdout.splitlines() if "card_tabel" in text]
+    assert len(said) == 1 and f"rules.en.md:{line}:1:" in said[0]
+    assert "did you mean 'card_table'?" in said[0]
+    assert "component_list()" in said[0] and "card_table()" in said[0]
