@@ -132,3 +132,17 @@ def test_an_unknown_template_helper_names_the_nearest_and_lists_the_helpers(new_
     assert len(said) == 1 and f"rules.en.md:{line}:1:" in said[0]
     assert "did you mean 'card_table'?" in said[0]
     assert "component_list()" in said[0] and "card_table()" in said[0]
+
+
+def test_an_overflow_is_reported_once_per_type_with_its_copies(new_game, tmp_path):
+    game = copy_of(new_game, tmp_path)
+    cards = game / "cards.yaml"
+    too_long = "When played, " + "discard one card and draw two cards, then " * 12 + "end."
+    cards.write_text(cards.read_text(encoding="utf-8").replace(
+        "    count: 5\n    suit: sun\n", f"    count: 5\n    suit: sun\n    ability: {{ja: 長い。, en: \"{too_long}\"}}\n"), encoding="utf-8")
+    built = cardgen("build", "mygame", "--out", "out", "--only", "sheets", "--workers", "1", "--lang", "en", cwd=tmp_path)
+    assert built.returncode == 1
+    said = [line for line in built.stderr.splitlines() if "does not fit" in line]
+    assert len(said) == 1, said
+    sun_line = next(i for i, line in enumerate(cards.read_text(encoding="utf-8").splitlines(), 1) if line.strip() == "- id: sun")
+    assert "card type 'sun' (front, 5 copies: sun-1–sun-5)" in said[0] and f"cards.yaml:{sun_line}:" in said[0]
