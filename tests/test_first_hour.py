@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 
 def cardgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -146,3 +147,17 @@ def test_an_overflow_is_reported_once_per_type_with_its_copies(new_game, tmp_pat
     assert len(said) == 1, said
     sun_line = next(i for i, line in enumerate(cards.read_text(encoding="utf-8").splitlines(), 1) if line.strip() == "- id: sun")
     assert "card type 'sun' (front, 5 copies: sun-1–sun-5)" in said[0] and f"cards.yaml:{sun_line}:" in said[0]
+
+
+def test_low_resolution_art_from_card_fields_is_one_warning_at_the_layout_line_that_places_it(tmp_path):
+    game = Path(shutil.copytree(Path(__file__).parent / "fixtures" / "art_game", tmp_path / "art_game"))
+    Image.new("RGB", (200, 100), (220, 0, 0)).save(game / "art" / "halves.png")  # each card names its own art file
+    Image.new("RGB", (120, 80), (0, 60, 200)).save(game / "art" / "blue.jpg")
+    layout_line = next(i for i, line in enumerate((game / "templates" / "layout.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                       if 'src: "{{ card.art }}"' in line)
+    checked = cardgen("check", "art_game", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
+    warned = [line for line in checked.stdout.splitlines() if "dpi" in line]
+    assert len(warned) == 1, warned
+    assert f"templates/layout.yaml:{layout_line}:" in warned[0]
+    assert "'art/halves.png' at 85 dpi" in warned[0] and "'art/blue.jpg'" in warned[0] and "px for this box" in warned[0]

@@ -607,4 +607,4 @@ def _draw_image(c, layout, box, ctx, lang, x, y, w, h, scale, face: Face) -> Non
     art.draw(c, game, src, x, y, w, h, fit=str(box.value("fit", ctx, lang) or "contain"),
              anchor=str(box.value("anchor", ctx, lang) or "center"),
              radius=float(box.value("radius", ctx, lang) or 0) * scale * mm, at=at,
-             note=(face.card.id, face.side, box.name))
+             note=(face.card.id, face.side, box.name), placed_at=box.location)
