@@ -131,6 +131,10 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
             r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same (a copy of the "
                     f"bundled game '{game_id}' keeps that folder name and uses its bundled templates; "
                     f"`cardgen new {root.name} --from {game_id}` makes a renamed copy with its own)")
+        elif game_id != root.name and root.name in bundled_game_ids():
+            # named by this folder, the copy would take the bundled game's templates for what it lacks
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}', which is a bundled game's id; "
+                    f"rename the folder (e.g. '{game_id}-try')")
         elif game_id != root.name and portable_name_problem(root.name, "folder name") is None:
             # a copy to try a variant (`cp -r mygame mg-try`): the folder names it, so both build side by side
             declared_id, game_id = game_id, root.name

@@ -161,3 +161,10 @@ def test_low_resolution_art_from_card_fields_is_one_warning_at_the_layout_line_t
     assert len(warned) == 1, warned
     assert f"templates/layout.yaml:{layout_line}:" in warned[0]
     assert "'art/halves.png' at 85 dpi" in warned[0] and "'art/blue.jpg'" in warned[0] and "px for this box" in warned[0]
+
+
+def test_a_copy_may_not_take_a_bundled_games_name(new_game, tmp_path):
+    copy_of(new_game, tmp_path, "llll")
+    checked = cardgen("check", "llll", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "folder name 'llll', which is a bundled game's id; rename the folder" in checked.stdout + checked.stderr
