@@ -22,6 +22,7 @@ import contextlib
 import os
 import re
 import tempfile
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
@@ -31,7 +32,7 @@ from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
 from .handoff import FaceFiles
 from .langs import LANGUAGES
-from .model import Game
+from .model import Game, Location
 from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, FITS, IMPOSITIONS, PAPERS, REAL_BLEED_MM, SheetLayout,
                            calibration_pdf, compute_layout, sheets_pdf)
@@ -274,6 +275,14 @@ class BuildResult:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
         return "\n".join(lines)
+
+
+def folder_notes(game: Game) -> list[str]:
+    """What the folder changes about the game: a copy under another folder name builds under that name."""
+    if game.declared_id is None:
+        return []
+    return [f"outputs are named '{game.id}' after the folder; game.yaml's id is '{game.declared_id}' "
+            f"(a copy to try a variant builds beside the original)"]
 
 
 def skipped_outputs(game: Game, outputs: Iterable[str] = OUTPUTS) -> list[str]:
@@ -798,7 +807,7 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
-        result.skipped = skipped_outputs(game, options.outputs)
+        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs)
     return results
 
 
@@ -954,6 +963,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     results = [CheckResult("build", False, p.message, p.location) for p in problems]
     if not problems:
         results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
+    results += [CheckResult("folder-name", True, why) for why in folder_notes(game)]
     results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
     return results + text_size_checks(game, sizes) + art_checks(art_notes)
 
@@ -1033,16 +1043,37 @@ def _unique_overflows(overflows: list) -> list:
 
 
 def overflow_error(game: Game, overflows: list) -> CardgenError:
-    """A CardgenError listing every face whose text does not fit, at its cards.yaml line."""
-    where = {card.id: card.location for card in game.cards}
-    problems = []
+    """A CardgenError listing every text that does not fit, once per card type (naming its copies), at its cards.yaml line.
+
+    Copies of a type share its texts, so one overflowing text is one fix, however many copies print it.
+    """
+    from .mapping import id_range
+
+    card_by_id = {card.id: card for card in game.cards}
+    groups: dict[tuple, list] = defaultdict(list)
     for o in overflows:
-        text = str(o.text).replace("\n", " ")
-        shown = text if len(text) <= 40 else text[:39] + "…"
-        problems.append(Problem(where.get(o.card_id), f"card {o.card_id} ({o.side}): text does not fit in box '{o.box}': {shown!r}"))
+        card = card_by_id.get(o.card_id)
+        groups[(card.type_id if card else o.card_id, o.side, o.box, o.text)].append(o)
+    problems = []
+    for (type_id, side, box, text), same in groups.items():
+        ids = [o.card_id for o in same]
+        shown = str(text).replace("\n", " ")
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        if len(ids) == 1:
+            at, who = card_by_id[ids[0]].location if ids[0] in card_by_id else None, f"card {ids[0]} ({side})"
+        else:
+            at, who = _type_location(game, type_id, card_by_id[ids[0]].location), f"card type '{type_id}' ({side}, {len(ids)} copies: {id_range(ids)})"
+        problems.append(Problem(at, f"{who}: text does not fit in box '{box}': {shown!r}"))
     cards = sorted({o.card_id for o in overflows})
     problems.append(Problem(None, f"{game.id}: text overflows on {len(cards)} card(s) ({', '.join(cards)}); shorten the text or enlarge the box in the layout, or pass --allow-overflow to build anyway"))
     return CardgenError(problems)
+
+
+def _type_location(game: Game, type_id: str, fallback: Location | None) -> Location | None:
+    try:
+        return game.card_type(type_id).location or fallback
+    except KeyError:
+        return fallback
 
 
 def _report_spec_problems(game: Game) -> list[Problem]:

@@ -302,11 +302,15 @@ def replay(record: str, position: str | None, fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 @click.option("--sheet", "sheet_lang", type=click.Choice(LANGUAGES), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the standard-deck sheet.")
-def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str) -> None:
+@click.option("--suggest", is_flag=True, help="First write a mapping.yaml that fits the current cards (the old one is kept as mapping.yaml.bak).")
+def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str, suggest: bool) -> None:
     """Show how GAME plays with standard playing cards: the table, decks needed, cards to print."""
-    from .mapping import format_report, load_mapping
+    from .mapping import format_report, load_mapping, write_suggested_mapping
 
     loaded = load_game(game)
+    if suggest:
+        written, kept = write_suggested_mapping(loaded)
+        click.echo(f"wrote {written}" + (f" (the previous one is {kept.name})" if kept else ""), err=True)
     report = load_mapping(loaded)
     click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2) if fmt == "json" else format_report(report))
     if not report.ok:

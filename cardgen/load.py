@@ -120,15 +120,27 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     if g is None:
         return None
     game_id = r.scalar(g["id"][1], "id", "str") if "id" in g else None
+    declared_id = None
     if game_id is not None:
         bad = portable_name_problem(game_id, "game id")
         if bad:
             r.error(g["id"][1], f"{bad}; it names the output folder")
             game_id = None
+        elif game_id != root.name and game_id in bundled_game_ids():
+            # a bundled game's templates are found by its id, so a renamed copy would silently lose them
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same (a copy of the "
+                    f"bundled game '{game_id}' keeps that folder name and uses its bundled templates; "
+                    f"`cardgen new {root.name} --from {game_id}` makes a renamed copy with its own)")
+        elif game_id != root.name and root.name in bundled_game_ids():
+            # named by this folder, the copy would take the bundled game's templates for what it lacks
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}', which is a bundled game's id; "
+                    f"rename the folder (e.g. '{game_id}-try')")
+        elif game_id != root.name and portable_name_problem(root.name, "folder name") is None:
+            # a copy to try a variant (`cp -r mygame mg-try`): the folder names it, so both build side by side
+            declared_id, game_id = game_id, root.name
         elif game_id != root.name:
-            hint = (f" (a copy of the bundled game '{game_id}' keeps that folder name and uses its bundled templates; "
-                    f"`cardgen new {root.name} --from {game_id}` makes a renamed copy with its own)") if game_id in bundled_game_ids() else ""
-            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}'; make them the same{hint}")
+            r.error(g["id"][1], f"id '{game_id}' differs from the folder name '{root.name}', and "
+                    f"{portable_name_problem(root.name, 'the folder name')}; rename the folder to '{game_id}'")
     title = r.text(g["title"][1], "title") if "title" in g else None
     min_p = max_p = None
     if "players" in g:
@@ -168,7 +180,9 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
 
     if cards_node is None:
         return None
-    declared_total, types, cards = _cards(r, cards_node, specs, id_format)
+    # a spreadsheet has no total to check: its reader counts the rows
+    has_total = cards_file is None or cards_file.suffix == ".yaml"
+    declared_total, types, cards = _cards(r, cards_node, specs, id_format, has_total)
     if None in (game_id, title, min_p, max_p) or declared_total is None:
         return None
     return Game(
@@ -176,7 +190,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
         root=root, field_specs=specs, card_types=types, cards=cards, declared_total=declared_total,
         components=components, parameters=parameters, decisions=decisions, claims=claims,
         engine=engine, source=source, summary=summary, back=back or {}, locations=locations,
-        labels=labels,
+        labels=labels, declared_id=declared_id,
     )
 
 
@@ -325,7 +339,7 @@ def _read_fields(r: SchemaReader, entries: dict, specs: dict[str, FieldSpec], wh
     return fields
 
 
-def _cards(r: SchemaReader, node: yaml.Node, specs: dict[str, FieldSpec], id_format: str | None):
+def _cards(r: SchemaReader, node: yaml.Node, specs: dict[str, FieldSpec], id_format: str | None, has_total: bool = True):
     top = r.mapping(node, "cards.yaml", {"total", "types"}, {"total", "types"})
     if top is None or "types" not in top:
         return None, (), ()
@@ -401,6 +415,6 @@ def _cards(r: SchemaReader, node: yaml.Node, specs: dict[str, FieldSpec], id_for
                 r.error(copy_node, f"card id '{card_id}' is used twice (ids differing only in case count as the same file name); card ids must be unique")
             seen_cards[card_id.lower()] = copy_node
             cards.append(Card(card_id, type_id, copy, name, fields, r.where(copy_node)))
-    if declared_total is not None and cards and declared_total != len(cards):
+    if has_total and declared_total is not None and cards and declared_total != len(cards):
         r.error(top["total"][1], f"total is {declared_total} but the types add up to {len(cards)} cards; fix a count or the total")
     return declared_total, tuple(types), tuple(cards)

@@ -598,7 +598,7 @@ class _Builder:
         known = {t.id: t for t in self.game.card_types}
         for type_id, (key, value) in entries.items():
             if type_id not in known:
-                r.error(key, f"types: '{type_id}' is not a card type of {self.game.id}; use one of: {', '.join(known)}")
+                r.error(key, f"types: '{type_id}' is not a card type of {self.game.id}; use one of: {', '.join(known)}, {suggest_hint(self.game)}")
                 continue
             cards = self.game.cards_of(type_id)
             what = f"types.{type_id}"
@@ -816,7 +816,8 @@ class _Builder:
             subject = (f"card type '{type_id}' ({card_type.name.en}, {ids}{defined}) is" if len(cards) == total
                        else f"{len(cards)} of the {total} cards of type '{type_id}' ({ids}{defined}) are")
             self.r.error(where, f"{subject} neither mapped to a standard card nor marked print; under types, add "
-                                f"'{type_id}: {{cards: [..]}}' (or rank: with suit: or suits:), or '{type_id}: {{print: true, reason: ..}}'")
+                                f"'{type_id}: {{cards: [..]}}' (or rank: with suit: or suits:), or '{type_id}: {{print: true, reason: ..}}', "
+                                f"{suggest_hint(self.game)}")
         return entries
 
     def _at(self, entry: MappingEntry) -> yaml.Node | None:
@@ -860,13 +861,14 @@ class _Builder:
             self.r.error(self._at(surplus),
                          f"{std.label} ({std.code}) is used {len(users)} times ({', '.join(e.card_id for e in users)}) but {decks} only {limit}"
                          f" ({'two' if per_deck == 2 else 'one'} per deck); map {surplus.card_id} to another standard card, "
-                         f"or raise decks to {math.ceil(len(users) / per_deck)}")
+                         f"or raise decks to {math.ceil(len(users) / per_deck)}, {suggest_hint(self.game)}")
         jokers = [e for e in mapped if e.standard.is_joker]
         limit = self.decks * JOKERS_PER_DECK
         if len(jokers) > limit and not joker_reported:
             self.r.error(self._at(jokers[limit]),
                          f"{len(jokers)} cards are mapped to jokers ({', '.join(e.card_id for e in jokers)}) but {decks} only {limit}; "
-                         f"map {jokers[limit].card_id} to another standard card, or raise decks to {math.ceil(len(jokers) / JOKERS_PER_DECK)}")
+                         f"map {jokers[limit].card_id} to another standard card, or raise decks to {math.ceil(len(jokers) / JOKERS_PER_DECK)}, "
+                         f"{suggest_hint(self.game)}")
 
     def _check_values(self, mapped: list[MappingEntry]) -> None:
         if not self.value_field:
@@ -1028,3 +1030,76 @@ def format_report(report: MappingReport, game: Game | None = None) -> str:
             if reason:
                 lines.append(f"    because: {reason}")
     return "\n".join(lines)
+
+
+# --- a suggested mapping ----------------------------------------------------------------------
+
+SUGGEST_COMMAND = "cardgen mapping {game} --suggest"
+
+
+def suggest_hint(game: Game) -> str:
+    """What to run when mapping.yaml no longer fits the cards (types renamed, counts raised)."""
+    return f"or run `{SUGGEST_COMMAND.format(game=_shown(Path(game.root)))}` to write a mapping for the current cards"
+
+
+def _value_field(game: Game) -> str | None:
+    """A whole-number field every card has within a standard rank (1..13), so ranks can keep it."""
+    for name, spec in game.field_specs.items():
+        values = [card.get(name) for card in game.cards]
+        if spec.kind == "int" and values and all(isinstance(v, int) and 1 <= v <= 13 for v in values):
+            return name
+    return None
+
+
+def suggest_mapping(game: Game) -> dict:
+    """A mapping.yaml that is valid for the game's current cards, as plain data.
+
+    Each card gets a standard card no other type uses (so the card alone tells its type), the
+    least used one first so that as few decks as possible are needed, in a suit of its type's own
+    where one is left; with a whole-number field in
+    1..13 the rank keeps its value (`value_field`). A card left with no such standard card is printed.
+    """
+    value_field = _value_field(game)
+    everything = [StandardCard(rank, suit) for suit in SUITS for rank in range(1, 14)]
+    owner: dict[StandardCard, str] = {}
+    uses: Counter[StandardCard] = Counter()
+    types: dict[str, dict] = {}
+    for card_type in game.card_types:
+        chosen: list[StandardCard | None] = []
+        for card in game.cards_of(card_type.id):
+            pool = [c for c in everything if value_field is None or c.rank == card.get(value_field)]
+            free = [c for c in pool if owner.get(c, card_type.id) == card_type.id]
+            # fewest decks first; then a suit of this type's own, so a player also reads the type from the suit
+            mine = {c.suit for c in chosen if c}
+            taken = {c.suit for c, type_id in owner.items() if type_id != card_type.id}
+            pick = min(free, key=lambda c: (uses[c], 0 if c.suit in mine else 1 if c.suit not in taken else 2)) if free else None
+            if pick is not None:
+                owner[pick] = card_type.id
+                uses[pick] += 1
+            chosen.append(pick)
+        if all(chosen):
+            types[card_type.id] = {"cards": [c.code for c in chosen if c]}
+        else:
+            reason = {"ja": "対応する標準カードが残っていないため", "en": "no standard card is left for it"}
+            types[card_type.id] = {"copies": {str(i): ({"card": c.code} if c else {"print": True, "reason": reason})
+                                              for i, c in enumerate(chosen, 1)}}
+    top: dict[str, Any] = {"decks": max(_decks_needed(uses.elements()), 1)}
+    if value_field:
+        top["value_field"] = value_field
+    top["types"] = types
+    return top
+
+
+def write_suggested_mapping(game: Game) -> tuple[Path, Path | None]:
+    """Write the suggestion to mapping.yaml; the file it replaces is kept as mapping.yaml.bak."""
+    path = mapping_path(game)
+    kept = None
+    if path.is_file():
+        kept = path.with_name(MAPPING_FILE + ".bak")
+        kept.write_bytes(path.read_bytes())
+    header = (f"# Suggested by `{SUGGEST_COMMAND.format(game=game.id)}` for the cards as they are now"
+              f"{' (the previous file is ' + kept.name + ')' if kept else ''}.\n"
+              f"# Edit it freely (format: card_data/MAPPING.md in cardgen): suits, recognise, labels, setup, note.\n")
+    body = yaml.safe_dump(suggest_mapping(game), allow_unicode=True, sort_keys=False, default_flow_style=None, width=120)
+    path.write_text(header + body, encoding="utf-8")
+    return path, kept

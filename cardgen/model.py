@@ -139,6 +139,8 @@ class Game:
     labels: Mapping[str, Mapping[str, Text]] = field(default_factory=dict)
     # where things were read: "game.yaml", "cards.yaml", "parameters.<name>" -> file:line:column
     locations: Mapping[str, Location] = field(default_factory=dict)
+    # game.yaml's id when the game is a copy in a folder of another name (`id` is the folder's)
+    declared_id: str | None = None
 
     def where(self, key: str) -> Location | None:
         """The location of a parameter ('parameters.rounds' or 'rounds') or file, if known."""

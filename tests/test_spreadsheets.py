@@ -147,7 +147,7 @@ def test_bad_cells_are_named_by_sheet_row_and_column(tmp_path):
         return next(p for p in found if re.search(rf"cards\.xlsx:Cards!{cell}: ", p))
     assert "whole number" in at("E3") and "'many'" in at("E3")
     assert "not one of: red, blue" in at("F3")
-    assert "'en' text is missing" in at("G3")
+    assert "'en' text is missing" in at("H3")  # the empty ability_en cell, not the ability_ja beside it
     assert "true or false" in at("I3")
     assert "above the maximum 9" in at("E4")
 

@@ -15,13 +15,14 @@ template's file:line.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import operator
 import re
 import signal
 import threading
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import jinja2
 from jinja2 import filters as jinja_filters
@@ -397,8 +398,24 @@ def _at(origin: Location, lineno: int | None) -> Location:
     return Location(origin.path, origin.line + max((lineno or 1) - 1, 0), origin.column if (lineno or 1) == 1 else 1)
 
 
-def template_problem(exc: BaseException, origin: Location, what: str = "template") -> Problem:
-    """A Problem at the file:line of a template error, saying what to do."""
+_UNDEFINED_NAME = re.compile(r"^'([^']+)' is undefined$")
+
+
+def _undefined_hint(message: str, context: Mapping[str, Any] | None) -> str:
+    """What to write instead of an unknown name: the nearest defined name (difflib) and the helpers there are."""
+    match = _UNDEFINED_NAME.match(message)
+    if match is None or not context:
+        return "check the name (it is not defined here)"
+    names = sorted(name for name in context if not name.startswith("_"))
+    near = difflib.get_close_matches(match.group(1), names, n=1)
+    helpers = [name for name in names if callable(context[name])]
+    said = f"did you mean '{near[0]}'?" if near else "check the name (it is not defined here)"
+    return said + (f"; the helpers here are {', '.join(f'{h}()' for h in helpers)}" if helpers else "")
+
+
+def template_problem(exc: BaseException, origin: Location, what: str = "template",
+                     context: Mapping[str, Any] | None = None) -> Problem:
+    """A Problem at the file:line of a template error, saying what to do (`context`: the names it could use)."""
     lineno = getattr(exc, "lineno", None)
     if isinstance(exc, TemplateTimeout):
         return Problem(origin, f"{what} takes longer than {limits.MAX_TEMPLATE_SECONDS:g} s to render; simplify its loops")
@@ -407,7 +424,7 @@ def template_problem(exc: BaseException, origin: Location, what: str = "template
     if isinstance(exc, jinja2.TemplateSyntaxError):
         return Problem(_at(origin, lineno), f"{what}: template syntax error: {exc.message}; fix the {{{{ }}}} or {{% %}} here")
     if isinstance(exc, jinja2.UndefinedError):
-        return Problem(_at(origin, _runtime_line(exc) or lineno), f"{what}: {exc.message}; check the name (it is not defined here)")
+        return Problem(_at(origin, _runtime_line(exc) or lineno), f"{what}: {exc.message}; {_undefined_hint(str(exc.message), context)}")
     message = str(exc) or type(exc).__name__
     return Problem(_at(origin, _runtime_line(exc) or lineno), f"{what}: {message}; fix the template here")
 
@@ -483,7 +500,7 @@ def render(template: jinja2.Template | str, context: dict[str, Any], origin: Loc
     except DataError:
         raise
     except RUNTIME_ERRORS as exc:
-        raise DataError([template_problem(exc, origin, what)]) from None
+        raise DataError([template_problem(exc, origin, what, context)]) from None
     finally:
         _BUILT.reset(built)
     text = "".join(parts)

@@ -437,11 +437,13 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
     def field_node(cells: list[Any], number: int, spec: FieldSpec, cols: list[_Column]) -> yaml.Node | None:
         if spec.kind == "text":
             present = [(c.name.rsplit("_", 1)[1], cells[c.index] if c.index < len(cells) else None, c) for c in cols]
+            empty = [c for lang, v, c in present if not _text_of(v).strip()]
             present = [(lang, v, c) for lang, v, c in present if _text_of(v).strip()]
             if not present:
                 return None
+            # a missing language is reported at the text, so the text sits at the empty cell that lacks it
             return _mapping(((lang, _scalar(v, "str", table.where(number, c.index + 1))) for lang, v, c in present),
-                            table.where(number, present[0][2].index + 1))
+                            table.where(number, (empty or [present[0][2]])[0].index + 1))
         value = cells[cols[0].index] if cols[0].index < len(cells) else None
         if not _text_of(value).strip():
             return None
@@ -453,8 +455,9 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
     physical = 0  # the sum of the counts so far: bounded before any row is expanded into its copies
     for type_id, members in groups:
         first, first_cells = members[0]
+        empty_names = [col for col in NAME_COLUMNS if col in by_name and not _text_of(cell(first_cells, col)).strip()]
         name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in NAME_COLUMNS
-                              if _text_of(cell(first_cells, col)).strip()), at(first, NAME_COLUMNS[0]))
+                              if _text_of(cell(first_cells, col)).strip()), at(first, (empty_names or list(NAME_COLUMNS))[0]))
         for number, cells in members[1:]:
             for col in NAME_COLUMNS + tuple(c for c in NOTE_COLUMNS if c in by_name):
                 if _text_of(cell(cells, col)).strip() != _text_of(cell(first_cells, col)).strip():

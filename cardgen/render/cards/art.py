@@ -70,6 +70,8 @@ class ArtNote:
     dpi: float
     location: Location | None
     detail: str = ""  # svg-unsupported: what of the SVG is not drawn
+    placed: Location | None = None  # the layout line of the image box (low-dpi: the box sets the size)
+    needed_px: tuple[int, int] = (0, 0)  # low-dpi: the pixels the image needs at PRINT_DPI as placed
 
 
 # `check` sets a list here while it lays the faces out; every image drawn reports what is wrong with it.
@@ -408,7 +410,7 @@ def placement(fit: str, anchor: str, image_w: float, image_h: float, x: float, y
 
 def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit: str = "contain",
          anchor: str = "center", radius: float = 0.0, at: Location | None = None,
-         note: tuple[str, str, str] | None = None) -> None:
+         note: tuple[str, str, str] | None = None, placed_at: Location | None = None) -> None:
     """Draw image `src` of `game` into the box (x, y, w, h) in points, clipped to the box (rounded by
     `radius` points). `note` = (card id, side, box name) reports a missing file or low resolution
     to ART_NOTES while `check` collects them."""
@@ -429,7 +431,8 @@ def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit
     if art.kind == "raster" and notes is not None and note is not None and dw > 0 and dh > 0:
         dpi = min(art.width / (dw / 72), art.height / (dh / 72))
         if dpi < PRINT_DPI - 0.5:
-            notes.append(ArtNote(*note, src, "low-dpi", dpi, at))
+            needed = (math.ceil(dw / 72 * PRINT_DPI), math.ceil(dh / 72 * PRINT_DPI))
+            notes.append(ArtNote(*note, src, "low-dpi", dpi, at, placed=placed_at or at, needed_px=needed))
     c.saveState()
     clip = c.beginPath()
     if radius > 0:
@@ -544,9 +547,12 @@ def art_checks(notes: list[ArtNote]) -> list:
     naming a card and how many others."""
     from ...model import CheckResult
 
+    low = [n for n in notes if n.problem == "low-dpi"]
     first: dict[tuple, ArtNote] = {}
     cards: dict[tuple, set[str]] = {}
     for n in notes:
+        if n.problem == "low-dpi":
+            continue
         key = (n.problem, n.src)
         cards.setdefault(key, set()).add(n.card_id)
         if key not in first or (n.problem == "low-dpi" and n.dpi < first[key].dpi):
@@ -561,8 +567,30 @@ def art_checks(notes: list[ArtNote]) -> list:
         elif n.problem == "svg-unsupported":
             message = (f"{where}: SVG '{n.src}' is not printed as drawn: {n.detail}; "
                        f"convert them to plain shapes in your drawing program, or use a PNG")
-        else:
-            message = (f"{where}: '{n.src}' prints at {n.dpi:.0f} dpi, below {PRINT_DPI} dpi (soft in print); "
-                       f"use a larger image")
         out.append(CheckResult("art", True, message, n.location, warning=True))
+    return out + _low_dpi_checks(low)
+
+
+def _low_dpi_checks(notes: list[ArtNote]) -> list:
+    """One warning per image box (at the layout line that places the art): the box's size and the
+    image's pixels make the resolution, so every image it prints too soft is listed there once."""
+    from ...model import CheckResult
+
+    boxes: dict[tuple, dict[str, list[ArtNote]]] = {}
+    for n in notes:
+        boxes.setdefault((str(n.placed), n.box, n.side), {}).setdefault(n.src, []).append(n)
+    out = []
+    for (_, box, side), images in sorted(boxes.items()):
+        shown = []
+        for src, same in sorted(images.items()):
+            worst = min(same, key=lambda n: n.dpi)
+            ids = sorted({n.card_id for n in same}, key=[n.card_id for n in same].index)
+            others = f" and {len(ids) - 1} other card(s)" if len(ids) > 1 else ""
+            shown.append(f"'{src}' at {worst.dpi:.0f} dpi (card {ids[0]}{others})")
+        listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+        need = max((n.needed_px for same in images.values() for n in same), key=lambda px: px[0] * px[1])
+        first = next(iter(images.values()))[0]
+        message = (f"image box '{box}' ({side}) prints {len(images)} image(s) below {PRINT_DPI} dpi (soft in print): {listed}; "
+                   f"use images of at least {need[0]}×{need[1]} px for this box")
+        out.append(CheckResult("art", True, message, first.placed, warning=True))
     return out

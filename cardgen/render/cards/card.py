@@ -361,13 +361,13 @@ def _draw_box(c, layout: Layout, box: Box, ctx, lang, geometry, fonts, face: Fac
         c.restoreState()
 
 
-def _col(layout: Layout, value: Any):
-    return icons.colour(resolve_colour(value, layout.colours))
+def _col(layout: Layout, value: Any, key: str = "colour"):
+    return icons.colour(resolve_colour(value, layout.colours, key))
 
 
 def _draw_rect(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
-    fill = _col(layout, box.value("fill", ctx, lang))
-    stroke = _col(layout, box.value("stroke", ctx, lang))
+    fill = _col(layout, box.value("fill", ctx, lang), "fill")
+    stroke = _col(layout, box.value("stroke", ctx, lang), "stroke")
     if fill is None and stroke is None:
         return
     c.saveState()
@@ -561,7 +561,7 @@ def _draw_icon(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
         if key in box.params:
             value = box.value(key, ctx, lang)
             if key in ("colour", "accent", "knockout", "outline"):
-                value = resolve_colour(value, layout.colours)
+                value = resolve_colour(value, layout.colours, key)
             elif key in ("cell", "width", "radius") and value is not None:
                 value = float(value) * scale
             params[key] = value
@@ -607,4 +607,4 @@ def _draw_image(c, layout, box, ctx, lang, x, y, w, h, scale, face: Face) -> Non
     art.draw(c, game, src, x, y, w, h, fit=str(box.value("fit", ctx, lang) or "contain"),
              anchor=str(box.value("anchor", ctx, lang) or "center"),
              radius=float(box.value("radius", ctx, lang) or 0) * scale * mm, at=at,
-             note=(face.card.id, face.side, box.name))
+             note=(face.card.id, face.side, box.name), placed_at=box.location)

@@ -61,6 +61,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
+import difflib
 import operator
 import os
 import re
@@ -762,11 +763,24 @@ def _valid_colour(value: str) -> bool:
         return False
 
 
-def resolve_colour(value: Any, colours: Mapping[str, str]) -> str | None:
+def unknown_colour(key: str, text: str, colours: Mapping[str, str]) -> str:
+    """Why `text` is no colour: it names none of the layout's colours (listed, the nearest first) nor is #rrggbb."""
+    near = difflib.get_close_matches(text, list(colours), n=1)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    defined = ", ".join(colours) or "none yet"
+    return (f"{key} '{text}' is not a colour{hint}: the layout's colours are {defined}; "
+            f"add '{text}' under colours: or use #rrggbb, #rrggbbaa or none")
+
+
+def resolve_colour(value: Any, colours: Mapping[str, str], key: str = "colour") -> str | None:
+    """A colour name of the layout or a literal colour, as the literal; ValueError naming the defined ones."""
     if value is None:
         return None
     text = str(value).strip()
-    return colours.get(text, text)
+    found = colours.get(text, text)
+    if found is text and not _valid_colour(text):  # a name a template made, e.g. "{{ card.suit }}_tint"
+        raise ValueError(unknown_colour(key, text, colours))
+    return found
 
 
 def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | None = None, game: Game | None = None) -> Any:
@@ -796,7 +810,7 @@ def _coerce(key: str, raw: Any, box: Box | None, colours: Mapping[str, str] | No
     if key in COLOUR_KEYS and box is None and raw is not None and colours is not None:
         text = str(raw)
         if text not in colours and not _valid_colour(text):
-            raise ValueError(f"{key} '{text}' is not a colour; use #rrggbb, #rrggbbaa, none or a name from colours")
+            raise ValueError(unknown_colour(key, text, colours))
     if key == "src" and box is None and raw and paths.relative_parts(str(raw).strip()) is None:
         raise ValueError(f"src '{raw}' must be a relative path inside the game folder (no '/' first, no '..')")
     if key in ("text", "src"):
