@@ -967,8 +967,14 @@ def cm_png_index(rng, cache_dir, png_dir):
     da, db = hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest()
     for path in _entries(cache_dir):
         data = _payload(path)
-        if data.startswith(b"{") and da.encode() in data:
-            index = {k: {da: db, db: da}.get(v, v) for k, v in json.loads(data).items()}
+        if not (data.startswith(b"{") and da.encode() in data):
+            continue
+        try:  # an entry may start with a JSON header and go on in binary: only a whole JSON object is the index
+            index = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(index, dict):
+            index = {k: {da: db, db: da}.get(v, v) for k, v in index.items()}
             forged = json.dumps(index, sort_keys=True).encode()
             if rng.random() < 0.5:
                 path.write_bytes(_OLD_MAGIC + hashlib.sha256(forged).digest() + forged)
