@@ -85,10 +85,10 @@ def stable(value: Any) -> Any:
     return repr(value)
 
 
-def read_regular(path: Path, limit: int) -> bytes | None:
+def read_regular(path: Path, limit: int, private: bool = False) -> bytes | None:
     """The bytes of the regular file at `path`, opened without following a link; None when there
     is none to open (missing, or a link); ValueError when it is not a regular file, is bigger than
-    `limit` or cannot be read."""
+    `limit`, cannot be read, or (with `private`) is not this user's own file closed to others."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -97,6 +97,9 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             raise ValueError(f"{path}: not a regular file of at most {limit} bytes")
+        # POSIX: owned by this user and closed to others (Windows keeps a profile's files to its user by ACL)
+        if private and os.name == "posix" and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            raise ValueError(f"{path}: not this user's own private file")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(limit + 1)
     except OSError as exc:
@@ -160,21 +163,10 @@ def _secret_in(home: str) -> bytes | None:
 def _read_secret(path: Path) -> bytes | None:
     """The secret in `path` if it is this user's own regular file, unreadable by others."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+        data = read_regular(path, SECRET_BYTES, private=True)
+    except ValueError:
         return None
-    try:
-        info = os.fstat(fd)
-        # POSIX: owned by this user and closed to others (Windows keeps a profile's files to its user by ACL)
-        private = os.name != "posix" or (info.st_uid == os.getuid() and not info.st_mode & 0o077)
-        if not stat.S_ISREG(info.st_mode) or not private or info.st_size != SECRET_BYTES:
-            return None
-        data = os.read(fd, SECRET_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return data if len(data) == SECRET_BYTES else None
+    return data if data is not None and len(data) == SECRET_BYTES else None
 
 
 class Cache:
