@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
+import math
 import operator
 import re
 import signal
@@ -215,6 +216,14 @@ def _replaced_size(text: str, old: Any, new: Any, count: int | None) -> int:
 
 
 class _BoundedCodeGenerator(CodeGenerator):
+    def visit_Const(self, node: Any, frame: Any) -> None:
+        # Jinja writes a constant as its repr, and a float literal past the float range (1e999)
+        # folds to inf, whose repr is not Python: the compiled template would fail with NameError
+        value = node.as_const(frame.eval_ctx)
+        if isinstance(value, float) and not math.isfinite(value):
+            self.fail("a number too large to hold; write a smaller one", node.lineno)
+        super().visit_Const(node, frame)
+
     def visit_Concat(self, node: Any, frame: Any) -> None:
         # Jinja writes str_join((a, b)); write environment.concat((a, b)), which measures first
         self.write("environment.concat((")
