@@ -293,22 +293,18 @@ def test_a_slow_expression_without_statements_meets_the_deadline(folder, where):
 
 # --- 6. a control character written as an escape is refused in the rendered text --------------
 
-def test_a_number_past_the_float_range_in_a_template_is_refused_at_its_line(folder):
-    """`1e999` folds to inf, which Jinja compiled as the name `inf` (NameError, exit 3; found by
-    the 2,000-case fuzz run, llll-212)."""
+@pytest.mark.parametrize("line, where, words", [
+    # Jinja's escapes make control characters the source check never saw
+    ("Bell: {{ 'A\\x07B\\x00C' }}", r"llll/rules\.en\.md:3:12: ", ("control character U+0007",)),
+    # 1e999 folds to inf, which Jinja compiled as the name `inf` (NameError, exit 3; fuzz case llll-212)
+    ("First: {{ game.cards[1e999].id }}", r"llll/rules\.en\.md:3:", ("too large",)),
+], ids=["control character", "number past the float range"])
+def test_what_a_rules_template_makes_is_refused_at_its_line(folder, line, where, words):
     game = folder("llll")
     rules = game / "rules.en.md"
-    rules.write_text("# Rules\n\nFirst: {{ game.cards[1e999].id }}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    rules.write_text(f"# Rules\n\n{line}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
     for run in (check(game, seconds=30), build(game, "rules")):
-        refused(run, r"llll/rules\.en\.md:3:", "too large")
-
-
-def test_a_control_character_made_by_an_escape_is_refused_in_the_rendered_rules(folder):
-    game = folder("llll")
-    rules = game / "rules.en.md"
-    rules.write_text("# Rules\n\nBell: {{ 'A\\x07B\\x00C' }}\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
-    for run in (check(game, seconds=30), build(game, "rules")):
-        refused(run, r"llll/rules\.en\.md:3:12: ", "control character U+0007")
+        refused(run, where, *words)
 
 
 def test_a_control_character_made_by_an_escape_is_refused_in_card_text(folder):
