@@ -159,7 +159,8 @@ def tuckbox_geometry(card_size: tuple[float, float], cards: int, paper: str = "a
         D = deck_depth(per_box, thickness, clearance)
         W, H = card_size[0] + clearance, card_size[1] + clearance
         best = min(TUCK_MAX_MM, max(TUCK_MIN_MM, D))
-        for tuck in (best, TUCK_MIN_MM):
+        steps = int((best - TUCK_MIN_MM) / 0.5)
+        for tuck in [best - 0.5 * i for i in range(steps + 1)] + [TUCK_MIN_MM]:  # the longest tuck that fits
             dims = _Dims(W, H, D, tuck)
             for page in ((pw, ph), (ph, pw)):
                 room = _room(dims, page, legend)
