@@ -251,3 +251,15 @@ def test_a_card_too_large_for_the_paper_is_a_plain_error(tmp_path):
                           "--out", str(tmp_path), "--no-cache"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert "tuck box" in run.stderr and "does not fit A4" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_build_says_when_the_deck_splits(ohanatsumi, tmp_path):
+    from cardgen.build import make_options, tuckbox_notes
+
+    thick = make_options(out=tmp_path, outputs=("tuckbox",), card_thickness=0.9)
+    boxes = tuckbox_geometry(size_mm("poker"), ohanatsumi.total, "a4", 0.9)
+    assert len(boxes) > 1
+    assert tuckbox_notes(ohanatsumi, thick) == [f"tuck box: {ohanatsumi.total} cards x 0.9 mm are too deep for one box on A4; "
+                                                f"split into {len(boxes)} boxes of up to {boxes[0].cards} cards (one a page)"]
+    assert tuckbox_notes(ohanatsumi, make_options(out=tmp_path, outputs=("tuckbox",))) == []
+    assert tuckbox_notes(ohanatsumi, make_options(out=tmp_path, outputs=("sheets",), card_thickness=0.9)) == []

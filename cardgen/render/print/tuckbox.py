@@ -180,6 +180,15 @@ def tuckbox_geometry(card_size: tuple[float, float], cards: int, paper: str = "a
                        f"build without the tuck box (--only) or use smaller cards")
 
 
+def split_note(card_size: tuple[float, float], cards: int, paper: str, thickness: float = CARD_THICKNESS_MM) -> str | None:
+    """What a build says when the deck does not fit one box on the paper (None when it does)."""
+    boxes = tuckbox_geometry(card_size, cards, paper, thickness)
+    if len(boxes) == 1:
+        return None
+    return (f"tuck box: {cards} cards x {thickness:g} mm are too deep for one box on {PAPER_NAMES.get(paper, paper)}; "
+            f"split into {len(boxes)} boxes of up to {max(b.cards for b in boxes)} cards (one a page)")
+
+
 def _room(dims: _Dims, page: tuple[float, float], legend: tuple[float, float]) -> tuple[Point, Rect] | None:
     """Where the net's lower-left corner goes and the legend's box, or None when they do not fit."""
     nw, nh = dims.net
