@@ -263,3 +263,42 @@ def test_the_build_says_when_the_deck_splits(ohanatsumi, tmp_path):
                                                 f"split into {len(boxes)} boxes of up to {boxes[0].cards} cards (one a page)"]
     assert tuckbox_notes(ohanatsumi, make_options(out=tmp_path, outputs=("tuckbox",))) == []
     assert tuckbox_notes(ohanatsumi, make_options(out=tmp_path, outputs=("sheets",), card_thickness=0.9)) == []
+
+
+def test_a_back_without_the_title_gets_it_above_the_art(game_copy):
+    """When the back art shows no title, the box sets it above the art (shrunk), not over it."""
+    import shutil
+
+    from cardgen.io.paths import bundled_templates
+
+    folder = game_copy("alice")
+    (folder / "templates").mkdir(exist_ok=True)
+    layout = folder / "templates" / "layout.yaml"
+    shutil.copy(bundled_templates() / "alice" / "layout.yaml", layout)
+    text = layout.read_text(encoding="utf-8")
+    untitled = "\n".join(line for line in text.splitlines() if "name: back_title" not in line)
+    assert untitled != text
+    layout.write_text(untitled, encoding="utf-8")
+    game = load_game(str(folder))
+    size = size_mm(game.card_size)
+    data = tuckbox_pdf(game, size, "a4", "en")
+    front = tuckbox_geometry(size, game.total, "a4")[0].panels["front"]
+    chars = [(ch, x, y) for ch, x, y in _chars(data) if _in(front, x, y) and ch.strip()]
+    assert "".join(ch for ch, _, _ in chars) == game.title.get("en").replace(" ", "")
+    assert min(y for _, _, y in chars) > front.y + front.h * 0.8  # in the strip at the top
+    doc = pdfium.PdfDocument(data)
+    try:
+        px = 72 / 25.4 * 2  # px a mm
+        image = doc[0].render(scale=2).to_pil().convert("RGB")
+    finally:
+        doc.close()
+    # the art's gold frame starts below the title: the title is not set over the art
+    column = int((front.x + front.w * 0.3) * px)
+    gold = [row for row in range(int(image.size[1] - (front.y + front.h) * px) + 2, image.size[1])
+            if (lambda r, g, b: r - b > 60)(*image.getpixel((column, row)))]
+    frame_top_mm = (image.size[1] - gold[0]) / px
+    assert frame_top_mm < min(y for _, _, y in chars) - 2
+    # and the art (alice's dark checkerboard) still fills the front below it, shrunk
+    y = int(image.size[1] - (front.y + front.h * 0.4) * px)
+    row = [sum(image.getpixel((x, y))) / 3 for x in range(int((front.x + 8) * px), int((front.x + front.w - 8) * px))]
+    assert max(row) < 200

@@ -365,19 +365,19 @@ def tuckbox_pdf(game: Game, card_size: tuple[float, float], paper: str = "a4", l
         p = box.panels
         _field(c, box, field)
         front = p["front"]
+        strip = 0.0 if look is not None and look.title_shown else min(16.0, front.h / 5)
+        if strip:  # the back shows no title: the box's own above the art, never a band over it
+            _centred(c, title, Rect(front.x, front.y + front.h - strip, front.w, strip), font, 14, ink, lang)
         if back is not None:
             c.saveState()
             _clip(c, Rect(front.x, front.y - BLEED_MM, front.w, front.h + BLEED_MM))  # bleed only past the cut bottom edge
-            if look is not None and look.title_shown:
+            if not strip:
                 draw_face(c, game, back, front.x, front.y, front.w, front.h, BLEED_MM, lang, only=_art_box)
-            else:  # the art shrinks under a title of the box's own, never a band over the art
-                strip = min(16.0, front.h / 5)
+            else:  # the art shrinks (keeping its shape) under the title
                 h = front.h - strip
                 w = front.w * h / front.h
                 draw_face(c, game, back, front.x + (front.w - w) / 2, front.y, w, h, 0.0, lang, only=_art_box)
             c.restoreState()
-            if look is None or not look.title_shown:
-                _centred(c, title, Rect(front.x, front.y + front.h - strip, front.w, strip), font, 14, ink, lang)
             c.saveState()
             r = p["back"]
             _clip(c, Rect(r.x - BLEED_MM, r.y, r.w + BLEED_MM, r.h + BLEED_MM))
@@ -420,7 +420,7 @@ def _field(c, box: TuckBox, field: str | None) -> None:
     c.setStrokeColor(colour)
     c.setLineWidth(2 * BLEED_MM * mm)
     c.setLineJoin(1)
-    for name, r in box.panels.items():
+    for r in box.panels.values():
         _polygon(c, [(r.x, r.y), (r.x + r.w, r.y), (r.x + r.w, r.y + r.h), (r.x, r.y + r.h)], True, True)
     for name, points in box.flaps.items():
         if name != "glue":
@@ -590,8 +590,6 @@ def _legend(c, game: Game, box: TuckBox, title: str, lang: str, number: int, cou
     size = 7.0
     lead = size * 1.35 / mm  # mm
     x, y = r.x, r.y + r.h  # from the top of the room down
-    if r.h < 40:  # below the net: one line of samples
-        y = r.y + r.h
     c.saveState()
     c.setFillGray(0.2)
     c.setLineWidth(LINE_PT)
