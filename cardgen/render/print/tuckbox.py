@@ -547,10 +547,16 @@ def _texts(c, game: Game, box: TuckBox, title: str, lang: str, font: str, ink: s
         _centred(c, title, lid, font, min(14.0, lid.h * 0.5 * mm), ink, lang, min_size=5.0)
     back = p["back"]
     cards = f"{box.cards} / {total}" if count > 1 else f"{total}"
-    below_notch = back.h - box.notch - 6
-    _centred(c, title, Rect(back.x, back.y + below_notch * 0.55, back.w, below_notch * 0.3), font, 16, ink, lang, min_size=8.0)
-    _centred(c, words.word("tuckbox.cards", lang, game, n=cards), Rect(back.x, back.y + below_notch * 0.42, back.w, 8), font, 10, ink, lang)
-    _centred(c, _players(game, lang), Rect(back.x, back.y + below_notch * 0.32, back.w, 8), font, 10, ink, lang)
+    # title, card count and players stacked, the block centred in the back below the thumb notch
+    below_notch = back.h - box.notch - 4
+    fitted = fit_text(title, font, (back.w - 6) * mm, below_notch * 0.45 * mm, 16, 8, lang, 1.2)
+    title_h = ((len(fitted.lines) - 1) * fitted.leading + fitted.size) / mm + 1
+    line_h = 10 * 1.3 / mm
+    block = title_h + 2 + 2 * line_h
+    top = back.y + below_notch / 2 + block / 2
+    _centred(c, title, Rect(back.x, top - title_h, back.w, title_h + 0.01), font, fitted.size, ink, lang, min_size=fitted.size)
+    _centred(c, words.word("tuckbox.cards", lang, game, n=cards), Rect(back.x, top - title_h - 2 - line_h, back.w, line_h), font, 10, ink, lang)
+    _centred(c, _players(game, lang), Rect(back.x, top - title_h - 2 - 2 * line_h, back.w, line_h), font, 10, ink, lang)
     glue = box.flaps["glue"]
     gx = (glue[0][0] + glue[1][0]) / 2
     gy = (glue[0][1] + glue[3][1]) / 2
@@ -584,34 +590,36 @@ def _lines(c, box: TuckBox) -> None:
 
 
 def _legend(c, game: Game, box: TuckBox, title: str, lang: str, number: int, count: int, total: int, paper: str) -> None:
-    """What the lines mean, how to put the box together and what it holds, in the legend's room."""
+    """What the lines mean, how to put the box together and what it holds, in the legend's room
+    (the text shrinks, down to 5 pt, until it fits there)."""
     r = box.legend
     W, H, D = box.inner
+    fields = dict(title=title, cards=box.cards, thickness=f"{box.thickness:g}", width=f"{W:.1f}", height=f"{H:.1f}",
+                  depth=f"{D:.1f}", number=number, count=count, total=total, paper=PAPER_NAMES.get(paper, paper))
+    texts = [words.word("tuckbox.how", lang, game),
+             words.word("tuckbox.holds_split" if count > 1 else "tuckbox.holds", lang, game, **fields)]
     size = 7.0
-    lead = size * 1.35 / mm  # mm
-    x, y = r.x, r.y + r.h  # from the top of the room down
+    while True:
+        lead = size * 1.35 / mm  # mm
+        lines = [line for text in texts for line in break_lines(text, GOTHIC, size, r.w * mm, lang)]
+        if (len(lines) + 1) * lead + 1 <= r.h or size <= 5.0:
+            break
+        size -= 0.25
+    top = r.y + r.h - lead  # the first baseline: the line samples
+    cut = words.word("tuckbox.cut", lang, game)
+    fx = r.x + 12 + stringWidth(cut, GOTHIC, size) / mm + 6
     c.saveState()
     c.setFillGray(0.2)
-    c.setLineWidth(LINE_PT)
-    top = y - lead
-    c.setStrokeGray(0)
-    c.line(x * mm, (top + 0.9) * mm, (x + 10) * mm, (top + 0.9) * mm)
     c.setFont(GOTHIC, size)
-    cut = words.word("tuckbox.cut", lang, game)
-    c.drawString((x + 12) * mm, top * mm, cut)
-    fx = x + 12 + stringWidth(cut, GOTHIC, size) / mm + 6
+    c.setLineWidth(LINE_PT)
+    c.setStrokeGray(0)
+    c.line(r.x * mm, (top + 0.9) * mm, (r.x + 10) * mm, (top + 0.9) * mm)
+    c.drawString((r.x + 12) * mm, top * mm, cut)
     c.setStrokeGray(FOLD_GREY)
     c.setDash(list(FOLD_DASH), 0)
     c.line(fx * mm, (top + 0.9) * mm, (fx + 10) * mm, (top + 0.9) * mm)
     c.setDash([], 0)
     c.drawString((fx + 12) * mm, top * mm, words.word("tuckbox.fold", lang, game))
-    fields = dict(title=title, cards=box.cards, thickness=f"{box.thickness:g}", width=f"{W:.1f}", height=f"{H:.1f}",
-                  depth=f"{D:.1f}", number=number, count=count, total=total, paper=PAPER_NAMES.get(paper, paper))
-    texts = [words.word("tuckbox.how", lang, game)]
-    texts.append(words.word("tuckbox.holds_split" if count > 1 else "tuckbox.holds", lang, game, **fields))
-    lines: list[str] = []
-    for text in texts:
-        lines += break_lines(text, GOTHIC, size, r.w * mm, lang)
     for i, line in enumerate(lines):
-        c.drawString(x * mm, (top - (i + 1) * lead) * mm, line)
+        c.drawString(r.x * mm, (top - (i + 1) * lead) * mm, line)
     c.restoreState()
