@@ -243,6 +243,17 @@ def test_the_box_holds_a_given_deck_under_its_own_title(ohanatsumi):
     data = tuckbox_pdf(ohanatsumi, size_mm("poker"), "a4", "ja", cards=flowers, title="お花摘み 花の山")
     text = "".join(ch for ch, _, _ in _chars(data))
     assert f"{len(flowers)}枚" in text and "お花摘み 花の山".replace(" ", "") in text.replace(" ", "")
+    # the flowers' back, not the events' (the game's most common): its green field fills the front
+    box = tuckbox_geometry(size_mm("poker"), len(flowers), "a4")[0]
+    front = box.panels["front"]
+    doc = pdfium.PdfDocument(data)
+    try:
+        image = doc[0].render(scale=1).to_pil().convert("RGB")
+    finally:
+        doc.close()
+    px = 72 / 25.4
+    r, g, b = image.getpixel((int((front.x + 3) * px), int(image.size[1] - (front.y + 3) * px)))
+    assert g > r + 30 and g > b + 10, (r, g, b)
 
 
 def test_a_card_too_large_for_the_paper_is_a_plain_error(tmp_path):

@@ -40,7 +40,7 @@ import io
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -51,6 +51,9 @@ from ...fonts import GOTHIC, MINCHO, register_fonts
 from ...model import Card, Game
 from ...text import break_lines, fit_text
 from .sheet import DEFAULT_MARGIN_MM, PAPERS, PAPER_NAMES, binary_streams, new_canvas
+
+if TYPE_CHECKING:
+    from ..cards.card import Face
 
 CARD_THICKNESS_MM = 0.30
 CLEARANCE_MM = 1.0  # play around the deck, in width, height and depth
@@ -308,7 +311,7 @@ def _dedupe(points: list[Point]) -> list[Point]:
 
 # --- drawing ------------------------------------------------------------------------------------
 
-def _deck_back(game: Game, cards: Sequence[Card]):
+def _deck_back(game: Game, cards: Sequence[Card]) -> Face | None:
     """The back the deck's cards share most (a card with its own back is not the deck's look)."""
     from ..cards.card import Face, back_group, get_layout
 
@@ -344,15 +347,16 @@ def _contrast_ink(field: str | None) -> str:
 @binary_streams
 def tuckbox_pdf(game: Game, card_size: tuple[float, float], paper: str = "a4", lang: str = "ja",
                 thickness: float = CARD_THICKNESS_MM, clearance: float = CLEARANCE_MM, *,
-                cards: Sequence[Card] | None = None, title: str | None = None) -> bytes:
-    """The tuck box PDF for `cards` (default: the whole game) under `title` (default: the game's):
-    one box a page (see the module doc).  The art is the back those cards share most."""
+                cards: Sequence[Card] | None = None, title: str | None = None, back: Face | None = None) -> bytes:
+    """The tuck box PDF for `cards` (default: the whole game) under `title` (default: the game's),
+    with `back`'s art (default: the back those cards share most): one box a page (see the module
+    doc).  A box per deck is one call per deck; the words come from words.yaml (and the game's)."""
     from ..cards.card import back_look, draw_face
 
     register_fonts()
     deck = list(game.cards if cards is None else cards)
     title = title or game.title.get(lang)
-    back = _deck_back(game, deck)
+    back = back if back is not None else _deck_back(game, deck)
     look = back_look(game, back, lang, _art_box) if back is not None else None
     field = look.field if look else None
     ink = (look.ink if look and look.ink else None) or _contrast_ink(field)
