@@ -314,3 +314,27 @@ def test_a_back_without_the_title_gets_it_above_the_art(game_copy):
     y = int(image.size[1] - (front.y + front.h * 0.4) * px)
     row = [sum(image.getpixel((x, y))) / 3 for x in range(int((front.x + 8) * px), int((front.x + front.w - 8) * px))]
     assert max(row) < 200
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("size", ["poker", "bridge", "mini", "euro", "tarot", "63x88"])
+@pytest.mark.parametrize("cards", [1, 54, 130])
+def test_every_card_size_gets_a_box_inside_the_margin(paper, size, cards):
+    w, h = size_mm(size)
+    boxes = tuckbox_geometry((w, h), cards, paper)
+    assert sum(b.cards for b in boxes) == cards
+    for box in boxes:
+        page = PAGES[paper]
+        assert box.page in (page, page[::-1])
+        p = box.panels
+        assert (p["front"].w, p["front"].h) == pytest.approx((w + CLEARANCE_MM, h + CLEARANCE_MM))
+        assert p["side_left"].w == pytest.approx(max(b.cards for b in boxes) * 0.30 + CLEARANCE_MM)
+        assert 2 * box.dust < p["front"].w  # the two dust flaps of an end do not overlap
+        assert TUCK_MIN_MM <= box.tuck <= TUCK_MAX_MM
+        o, legend = box.outline, box.legend
+        for left, bottom, right, top in ((o.x - 1.5, o.y - 1.5, o.x + o.w + 1.5, o.y + o.h + 1.5),
+                                         (legend.x, legend.y, legend.x + legend.w, legend.y + legend.h)):
+            assert left >= DEFAULT_MARGIN_MM - 1e-6 and bottom >= DEFAULT_MARGIN_MM - 1e-6
+            assert right <= box.page[0] - DEFAULT_MARGIN_MM + 1e-6 and top <= box.page[1] - DEFAULT_MARGIN_MM + 1e-6
+        # the legend and the net (with its bleed) do not overlap
+        assert (legend.y + legend.h <= o.y - 1.5 + 1e-6) or (legend.x >= o.x + o.w + 1.5 - 1e-6)
