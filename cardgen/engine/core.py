@@ -26,7 +26,8 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping, NamedTuple, Sequence
+from itertools import repeat
+from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 from ..model import Game
 
@@ -176,15 +177,19 @@ class Deck:
     its list, and the next card is forced).
     """
 
-    __slots__ = ("layers", "hint", "_counts")
+    __slots__ = ("layers", "hint", "_table")
 
     def __init__(self, cards: Iterable = (), ordered: bool = False) -> None:
         cards = list(cards)
         self.layers: list[list] = [[ordered, cards]] if cards else []
         self.hint = 0      # where the last candidate() was found: take() looks there first
-        # the top layer's distinct cards and their multiplicities (the chance outcomes of the
-        # next draw), built when first asked and kept up to date by take(); None: not built
-        self._counts: dict | None = None
+        # the chance outcomes of a draw from the first unordered layer (the top one once the
+        # known cards above it are drawn): [distinct cards, their draw actions, their
+        # multiplicities, total, the largest multiplicity when built (an upper bound after:
+        # take() only lowers counts)] in the actions' sorted order, built when first asked at
+        # that layer and kept up to date by take() (a draw changes one count), so a chance node
+        # costs no recount of the deck; None: not built
+        self._table: list | None = None
 
     @classmethod
     def stacked(cls, top_first: Sequence) -> "Deck":
@@ -195,7 +200,8 @@ class Deck:
         new = Deck.__new__(Deck)
         new.layers = [[o, list(c)] for o, c in self.layers]
         new.hint = self.hint
-        new._counts = None if self._counts is None else dict(self._counts)
+        table = self._table
+        new._table = None if table is None else [list(table[0]), list(table[1]), list(table[2]), table[3], table[4]]
         return new
 
     def __len__(self) -> int:
@@ -234,16 +240,35 @@ class Deck:
         ordered, cards = self.layers[0]
         return [cards[-1]] if ordered else sorted(set(cards))
 
-    def outcome_counts(self) -> dict:
-        """The next draw's possible cards with how many copies of each (what its chance
-        outcomes are), kept incrementally across draws instead of recounted at each."""
-        counts = self._counts
-        if counts is None:
-            ordered, cards = self.layers[0]
-            if ordered:
-                return {cards[-1]: 1}
-            counts = self._counts = dict(Counter(cards))
-        return counts
+    def _outcome_table(self, act: Callable[[Any], "Action"]) -> list | None:
+        """The top layer's outcome table (see __init__), None when its top card is known."""
+        ordered, cards = self.layers[0]
+        if ordered:
+            return None
+        table = self._table
+        if table is None:
+            counts = Counter(cards)
+            rows = sorted((act(card), card) for card in counts)   # actions are unique and compare
+            self._table = table = [[card for _, card in rows], [action for action, _ in rows],
+                                   [counts[card] for _, card in rows], len(cards), max(counts.values())]
+        return table
+
+    def outcomes(self, act: Callable[[Any], "Action"]) -> list[tuple["Action", float]]:
+        """The next draw's chance outcomes, sorted: (act(card), probability) for each distinct
+        card it may be. `act` names the draw of a card and must depend on the card alone."""
+        table = self._outcome_table(act)
+        if table is None:
+            return [(act(self.layers[0][1][-1]), 1.0)]
+        total = table[3]
+        if table[4] == 1:                 # every card once (the usual deck): one probability
+            return list(zip(table[1], repeat(1 / total)))
+        # k / total for each multiplicity k, looked up rather than divided once per card
+        return list(zip(table[1], map([k / total for k in range(table[4] + 1)].__getitem__, table[2])))
+
+    def outcome_actions(self, act: Callable[[Any], "Action"]) -> list["Action"]:
+        """The actions of `outcomes(act)` alone (the legal actions of a draw)."""
+        table = self._outcome_table(act)
+        return [act(self.layers[0][1][-1])] if table is None else list(table[1])
 
     def take(self, card) -> None:
         """Remove `card` as the drawn card; IllegalAction if it cannot be the next card."""
@@ -262,20 +287,33 @@ class Deck:
                     raise IllegalAction(f"{card} is not in the deck") from None
             cards[i] = cards[-1]
             cards.pop()
-            counts = self._counts
-            if counts is not None:
-                k = counts[card] - 1
+            table = self._table
+            if table is not None:
+                j = table[0].index(card)
+                counts = table[2]
+                k = counts[j] - 1
                 if k:
-                    counts[card] = k
+                    counts[j] = k
                 else:
-                    del counts[card]
+                    del table[0][j], table[1][j], counts[j]
+                table[3] -= 1
         if not cards:
             del self.layers[0]
-            self._counts = None
+            if not layer[0]:
+                self._table = None        # the table's layer is gone
+
+    def replace(self, card, other) -> None:
+        """Put `other` where one copy of `card` is (a test swapping hidden cards)."""
+        self._table = None
+        for _, cards in self.layers:
+            if card in cards:
+                cards[cards.index(card)] = other
+                return
+        raise ValueError(f"{card} is not in the deck")
 
     def remove(self, card) -> None:
         """Take a chosen card out (a player searching the deck), wherever it is."""
-        self._counts = None
+        self._table = None
         for k, (_, cards) in enumerate(self.layers):
             if card in cards:
                 cards.remove(card)
@@ -286,7 +324,7 @@ class Deck:
 
     def shuffle_in(self, cards: Iterable = ()) -> None:
         """Add `cards` and shuffle: the whole deck becomes one unordered layer."""
-        self._counts = None
+        self._table = None
         everything = [c for _, layer in self.layers for c in layer]
         everything.extend(cards)
         self.layers = [[False, everything]] if everything else []
@@ -297,8 +335,6 @@ class Deck:
         cards = list(cards)
         if not cards:
             return
-        if len(self.layers) <= 1:
-            self._counts = None           # the layer under may become the top
         if ordered:
             cards.reverse()
             if self.layers and self.layers[-1][0]:
@@ -311,7 +347,6 @@ class Deck:
         cards = list(top_first)[::-1]
         if not cards:
             return
-        self._counts = None
         if self.layers and self.layers[0][0]:
             self.layers[0][1].extend(cards)
         else:
@@ -365,10 +400,7 @@ class State:
         """(outcome, probability) at a chance node, sorted by outcome; probabilities sum to 1."""
         deck = self.chance_deck()
         if deck is not None:
-            counts = deck.outcome_counts()
-            total = sum(counts.values())
-            act = self.draw_action
-            return sorted((act(card), k / total) for card, k in counts.items())
+            return deck.outcomes(self.draw_action)
         n = self.chance_size()
         if not n:
             return []
@@ -380,6 +412,9 @@ class State:
     def legal_actions(self) -> list[Action]:
         """Sorted legal actions: the player's choices, or the outcomes at a chance node."""
         if self.current_player() == CHANCE:
+            deck = self.chance_deck()
+            if deck is not None:
+                return deck.outcome_actions(self.draw_action)
             return [a for a, _ in self.chance_outcomes()]
         return self._legal_actions()
 
