@@ -170,6 +170,62 @@ class IllegalAction(ValueError):
     """An action that is not legal in the current state; the message says why."""
 
 
+class _OutcomeTable:
+    """The chance outcomes of a draw from one unordered layer of a Deck: its distinct cards,
+    their draw actions and their multiplicities, in the actions' sorted order, and optionally
+    the actions' codes (the bridge's ids), kept in step by `drawn`."""
+
+    __slots__ = ("cards", "actions", "counts", "total", "top", "code", "codes", "codes_sorted")
+
+    def __init__(self, cards: list, act: Callable[[Any], "Action"]) -> None:
+        counts = Counter(cards)
+        rows = sorted((act(card), card) for card in counts)   # actions are unique and compare
+        self.cards = [card for _, card in rows]
+        self.actions = [action for action, _ in rows]
+        self.counts = [counts[card] for card in self.cards]
+        self.total = len(cards)
+        self.top = max(self.counts)     # the largest multiplicity when built: take() only lowers them
+        self.code: Callable[[Any], Any] | None = None
+        self.codes: list = []
+        self.codes_sorted = True
+
+    def copy(self) -> "_OutcomeTable":
+        new = _OutcomeTable.__new__(_OutcomeTable)
+        new.cards, new.actions, new.counts = list(self.cards), list(self.actions), list(self.counts)
+        new.total, new.top, new.code, new.codes_sorted = self.total, self.top, self.code, self.codes_sorted
+        new.codes = list(self.codes)
+        return new
+
+    def drawn(self, card: Any) -> None:
+        j = self.cards.index(card)
+        k = self.counts[j] - 1
+        if k:
+            self.counts[j] = k
+        else:
+            del self.cards[j], self.actions[j], self.counts[j]
+            if self.code is not None:
+                del self.codes[j]
+        self.total -= 1
+
+    def probabilities(self) -> Iterable[float]:
+        total = self.total
+        if self.top == 1:               # every card once (the usual deck): one probability
+            return repeat(1 / total)
+        # k / total for each multiplicity k, looked up rather than divided once per card
+        return map([k / total for k in range(self.top + 1)].__getitem__, self.counts)
+
+    def coded(self, code: Callable[[Any], Any]) -> list:
+        """(code(action), probability) of each outcome, sorted by code."""
+        if self.code is not code:
+            self.codes = list(map(code, self.actions))
+            self.codes_sorted = all(a < b for a, b in zip(self.codes, self.codes[1:]))
+            self.code = code
+        out = list(zip(self.codes, self.probabilities()))
+        if not self.codes_sorted:
+            out.sort()
+        return out
+
+
 class Deck:
     """A face-down pile as layers, top layer first. A layer is either unordered (a multiset:
     what a shuffle makes; the next card is a chance draw among its cards) or ordered (a known
@@ -184,12 +240,10 @@ class Deck:
         self.layers: list[list] = [[ordered, cards]] if cards else []
         self.hint = 0      # where the last candidate() was found: take() looks there first
         # the chance outcomes of a draw from the first unordered layer (the top one once the
-        # known cards above it are drawn): [distinct cards, their draw actions, their
-        # multiplicities, total, the largest multiplicity when built (an upper bound after:
-        # take() only lowers counts)] in the actions' sorted order, built when first asked at
-        # that layer and kept up to date by take() (a draw changes one count), so a chance node
-        # costs no recount of the deck; None: not built
-        self._table: list | None = None
+        # known cards above it are drawn), built when first asked at that layer and kept up to
+        # date by take() (a draw changes one count), so a chance node costs no recount of the
+        # deck; None: not built
+        self._table: _OutcomeTable | None = None
 
     @classmethod
     def stacked(cls, top_first: Sequence) -> "Deck":
@@ -201,7 +255,7 @@ class Deck:
         new.layers = [[o, list(c)] for o, c in self.layers]
         new.hint = self.hint
         table = self._table
-        new._table = None if table is None else [list(table[0]), list(table[1]), list(table[2]), table[3], table[4]]
+        new._table = None if table is None else table.copy()
         return new
 
     def __len__(self) -> int:
@@ -240,17 +294,14 @@ class Deck:
         ordered, cards = self.layers[0]
         return [cards[-1]] if ordered else sorted(set(cards))
 
-    def _outcome_table(self, act: Callable[[Any], "Action"]) -> list | None:
-        """The top layer's outcome table (see __init__), None when its top card is known."""
+    def _outcome_table(self, act: Callable[[Any], "Action"]) -> _OutcomeTable | None:
+        """The top layer's outcome table, None when its top card is known."""
         ordered, cards = self.layers[0]
         if ordered:
             return None
         table = self._table
         if table is None:
-            counts = Counter(cards)
-            rows = sorted((act(card), card) for card in counts)   # actions are unique and compare
-            self._table = table = [[card for _, card in rows], [action for action, _ in rows],
-                                   [counts[card] for _, card in rows], len(cards), max(counts.values())]
+            table = self._table = _OutcomeTable(cards, act)
         return table
 
     def outcomes(self, act: Callable[[Any], "Action"]) -> list[tuple["Action", float]]:
@@ -259,16 +310,21 @@ class Deck:
         table = self._outcome_table(act)
         if table is None:
             return [(act(self.layers[0][1][-1]), 1.0)]
-        total = table[3]
-        if table[4] == 1:                 # every card once (the usual deck): one probability
-            return list(zip(table[1], repeat(1 / total)))
-        # k / total for each multiplicity k, looked up rather than divided once per card
-        return list(zip(table[1], map([k / total for k in range(table[4] + 1)].__getitem__, table[2])))
+        return list(zip(table.actions, table.probabilities()))
 
     def outcome_actions(self, act: Callable[[Any], "Action"]) -> list["Action"]:
         """The actions of `outcomes(act)` alone (the legal actions of a draw)."""
         table = self._outcome_table(act)
-        return [act(self.layers[0][1][-1])] if table is None else list(table[1])
+        return [act(self.layers[0][1][-1])] if table is None else list(table.actions)
+
+    def coded_outcomes(self, act: Callable[[Any], "Action"], code: Callable[["Action"], Any]) -> list[tuple[Any, float]]:
+        """`outcomes(act)` with each action replaced by `code(action)` (an id), sorted by code.
+        The codes are kept with the outcomes while `code` is the same object, so a caller that
+        numbers actions (the OpenSpiel bridge) maps each card once per shuffle, not per draw."""
+        table = self._outcome_table(act)
+        if table is None:
+            return [(code(act(self.layers[0][1][-1])), 1.0)]
+        return table.coded(code)
 
     def take(self, card) -> None:
         """Remove `card` as the drawn card; IllegalAction if it cannot be the next card."""
@@ -289,14 +345,7 @@ class Deck:
             cards.pop()
             table = self._table
             if table is not None:
-                j = table[0].index(card)
-                counts = table[2]
-                k = counts[j] - 1
-                if k:
-                    counts[j] = k
-                else:
-                    del table[0][j], table[1][j], counts[j]
-                table[3] -= 1
+                table.drawn(card)
         if not cards:
             del self.layers[0]
             if not layer[0]:
@@ -406,6 +455,17 @@ class State:
             return []
         counts = Counter(self.chance_at(i) for i in range(n))
         return [(a, k / n) for a, k in sorted(counts.items())]
+
+    def coded_chance_outcomes(self, code: Callable[[Action], Any]) -> list[tuple[Any, float]]:
+        """`chance_outcomes()` with each action replaced by `code(action)`, sorted by code: a
+        draw's codes are kept with its deck (`Deck.coded_outcomes`), so pass the same `code`
+        object every time."""
+        deck = self.chance_deck()
+        if deck is not None:
+            return deck.coded_outcomes(self.draw_action, code)
+        out = [(code(action), p) for action, p in self.chance_outcomes()]
+        out.sort()
+        return out
 
     # --- choices --------------------------------------------------------------------------
 
