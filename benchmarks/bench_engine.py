@@ -5,8 +5,8 @@
     python3 benchmarks/bench_engine.py --bridge [--repeat 5] [--bridge-games 20]
     python3 benchmarks/bench_engine.py --state-api [--repeat 5] [--bridge-games 20]
 
-Targets (issue 13, random play, one core): llll 4p >= 2,500 games/s, alice solo >= 4,000,
-requiem >= 3,000, ohanatsumi 4p >= 2,500; `simulate --games 10000` of any game < 15 s.
+Targets (issue 13, random play, one core): llll 4p >= 2,500 games/s, alice solo >= 5,400,
+requiem >= 3,000, ohanatsumi 4p >= 2,500 (equally hard: see TARGETS); `simulate --games 10000` of any game < 15 s.
 `--targets` measures only those four, `--repeat` times each, and judges the median.
 `--bridge` (issue 30) times the same random games per action through the native State API
 (current_player, legal_actions/chance_outcomes, apply_unchecked) and through the OpenSpiel
@@ -33,8 +33,12 @@ from cardgen.engine.bots import make_policy  # noqa: E402
 from cardgen.engine.simulate import game_seed, play, simulate  # noqa: E402
 from cardgen.load import bundled_game_ids, load_game  # noqa: E402
 
-# (game, players) -> random games per second on one core; None means every player count.
-TARGETS = {("llll", 4): 2500, ("alice", 1): 4000, ("requiem", 3): 3000, ("ohanatsumi", 4): 2500}
+# (game, players) -> random games per second on one core. The four are equally hard: each is
+# about the same multiple of its engine's own rate measured side by side in one run (the
+# margin column of --targets shows it). Alice's was 4,000, met with ~1.35x the others' margin
+# (two --targets runs: medians at 1.22 and 1.02 of 4,000 while the other three sat at
+# 0.79-0.84 and 0.68-0.90 of theirs), so it is 4,000 x 1.35.
+TARGETS = {("llll", 4): 2500, ("alice", 1): 5400, ("requiem", 3): 3000, ("ohanatsumi", 4): 2500}
 
 
 # bridge time per action / native State API time per action, at most
@@ -77,7 +81,7 @@ def check_targets(seconds: float, repeat: int) -> int:
         missed += not ok
         shown = ", ".join(f"{r:.0f}" for r in runs)
         print(f"{game_id:<11} {players}p random  median {median:7.0f} games/s  target {target}: "
-              f"{'met' if ok else 'MISSED'}  (runs: {shown})")
+              f"{'met' if ok else 'MISSED'}  margin {median / target:.2f}  (runs: {shown})")
     return 1 if missed else 0
 
 
