@@ -460,7 +460,7 @@ class State:
         """`chance_outcomes()` with each action replaced by `code(action)`, sorted by code: a
         draw's codes are kept with its deck (`Deck.coded_outcomes`), so pass the same `code`
         object every time."""
-        deck = self.chance_deck()
+        deck = self._outcome_deck()
         if deck is not None:
             return deck.coded_outcomes(self.draw_action, code)
         out = [(code(action), p) for action, p in self.chance_outcomes()]
@@ -472,11 +472,18 @@ class State:
     def legal_actions(self) -> list[Action]:
         """Sorted legal actions: the player's choices, or the outcomes at a chance node."""
         if self.current_player() == CHANCE:
-            deck = self.chance_deck()
+            deck = self._outcome_deck()
             if deck is not None:
                 return deck.outcome_actions(self.draw_action)
             return [a for a, _ in self.chance_outcomes()]
         return self._legal_actions()
+
+    def _outcome_deck(self) -> "Deck | None":
+        """The deck whose kept outcome table may answer for chance_outcomes(): none when an
+        engine answers chance_outcomes() itself (its override is the truth)."""
+        if type(self).chance_outcomes is not State.chance_outcomes:
+            return None
+        return self.chance_deck()
 
     def _legal_actions(self) -> list[Action]:
         raise NotImplementedError
