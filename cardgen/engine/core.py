@@ -307,9 +307,15 @@ class Deck:
     def outcomes(self, act: Callable[[Any], "Action"]) -> list[tuple["Action", float]]:
         """The next draw's chance outcomes, sorted: (act(card), probability) for each distinct
         card it may be. `act` names the draw of a card and must depend on the card alone."""
-        table = self._outcome_table(act)
+        # _outcome_table inlined: this runs at every chance node of a State-API walk
+        ordered, cards = self.layers[0]
+        if ordered:
+            return [(act(cards[-1]), 1.0)]
+        table = self._table
         if table is None:
-            return [(act(self.layers[0][1][-1]), 1.0)]
+            table = self._table = _OutcomeTable(cards, act)
+        if table.top == 1:
+            return list(zip(table.actions, repeat(1 / table.total)))
         return list(zip(table.actions, table.probabilities()))
 
     def outcome_actions(self, act: Callable[[Any], "Action"]) -> list["Action"]:
