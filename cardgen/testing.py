@@ -436,10 +436,7 @@ def _check_zone_swaps(state: TableState, rng: random.Random, counts: dict[str, i
 def _replace(zone: Zone, card: str, other: str) -> None:
     """Put `other` where one copy of `card` is in `zone`."""
     if isinstance(zone.cards, Deck):
-        for _, cards in zone.cards.layers:
-            if card in cards:
-                cards[cards.index(card)] = other
-                return
+        zone.cards.replace(card, other)
     else:
         zone.cards[zone.cards.index(card)] = other
 

@@ -10,7 +10,7 @@ from cardgen.engine.api import (CHANCE, Action, PhaseCycle, ScoringTable, Table,
                                 rotate, winners)
 from cardgen.testing import load_game
 
-from .kit_engines import GAME_FOLDER, TrickRules
+from .kit_engines import GAME_FOLDER, TrickRules, TrickState
 
 
 def test_the_api_exports_exactly_what_it_lists():
@@ -31,6 +31,22 @@ def dealt(rules):
     while state.current_player() == CHANCE:
         state.apply(state.legal_actions()[0])
     return state
+
+
+def test_an_engine_that_lists_its_own_chance_outcomes_is_believed(rules):
+    """A pile's kept outcome table answers for chance_outcomes() only while the engine leaves
+    it to the SDK: an engine's own chance_outcomes (here: always the lowest card) is what
+    legal_actions and the bridge's coded outcomes list too."""
+    class LowestCardOnly(TrickState):
+        def chance_outcomes(self):
+            return [(super().chance_outcomes()[0][0], 1.0)]
+
+    rules.state_class = LowestCardOnly
+    state = rules.new_initial_state()
+    assert state.current_player() == CHANCE
+    lowest = Action.decode(f"draw:{min(rules.card_ids)}")
+    assert state.legal_actions() == [lowest]
+    assert state.coded_chance_outcomes(str) == [(str(lowest), 1.0)]
 
 
 def test_every_draw_is_a_uniform_chance_node_over_the_pile(rules):

@@ -190,9 +190,17 @@ def test_results_count_the_players_decisions_apart_from_every_move(game):
 
 
 def test_a_decks_chance_outcomes_are_kept_across_every_change():
-    """Deck.outcome_counts (the next draw's cards with multiplicities, kept incrementally)
-    always equals a fresh count of the top layer, whatever happens to the deck."""
+    """Deck.outcomes (the next draw's cards with their probabilities, kept incrementally, also
+    for an unordered layer under known cards) always equals a fresh count of the top layer,
+    sorted by the draw actions (here in the reverse of the cards' order), and so do the coded
+    outcomes the bridge asks for (sorted by code), whatever happens to the deck."""
     from cardgen.engine.core import Deck
+
+    def act(card):
+        return "draw:" + chr(255 - ord(card))
+
+    def code(action):              # an id in the other order (the bridge's ids need not follow the actions')
+        return ord(action[-1]) % 7 * 1000 + ord(action[-1])
 
     rng = random.Random(5)
     for trial in range(200):
@@ -200,14 +208,21 @@ def test_a_decks_chance_outcomes_are_kept_across_every_change():
         for _ in range(40):
             if not deck:
                 break
-            counts = deck.outcome_counts()
             ordered, top = deck.layers[0]
-            assert counts == ({top[-1]: 1} if ordered else dict(Counter(top)))
+            counts = {top[-1]: 1} if ordered else Counter(top)
+            total = sum(counts.values())
+            expected = sorted((act(card), k / total) for card, k in counts.items())
+            assert deck.outcomes(act) == expected
+            assert deck.outcome_actions(act) == [a for a, _ in expected]
+            assert deck.coded_outcomes(act, code) == sorted((code(a), p) for a, p in expected)
             op = rng.random()
-            if op < 0.6:
+            if op < 0.55:
                 deck.take(deck.candidate(int(rng.random() * deck.choices())))
-            elif op < 0.7:
+            elif op < 0.65:
                 deck.remove(rng.choice(deck.cards()))
+            elif op < 0.7:
+                card = rng.choice(deck.cards())
+                deck.replace(card, rng.choice("abcxyz"))
             elif op < 0.8:
                 deck.put_on_top([rng.choice("xyz") for _ in range(rng.randint(1, 3))])
             elif op < 0.9:

@@ -26,7 +26,8 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping, NamedTuple, Sequence
+from itertools import repeat
+from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 from ..model import Game
 
@@ -169,6 +170,62 @@ class IllegalAction(ValueError):
     """An action that is not legal in the current state; the message says why."""
 
 
+class _OutcomeTable:
+    """The chance outcomes of a draw from one unordered layer of a Deck: its distinct cards,
+    their draw actions and their multiplicities, in the actions' sorted order, and optionally
+    the actions' codes (the bridge's ids), kept in step by `drawn`."""
+
+    __slots__ = ("cards", "actions", "counts", "total", "top", "code", "codes", "codes_sorted")
+
+    def __init__(self, cards: list, act: Callable[[Any], "Action"]) -> None:
+        counts = Counter(cards)
+        rows = sorted((act(card), card) for card in counts)   # actions are unique and compare
+        self.cards = [card for _, card in rows]
+        self.actions = [action for action, _ in rows]
+        self.counts = [counts[card] for card in self.cards]
+        self.total = len(cards)
+        self.top = max(self.counts)     # the largest multiplicity when built: take() only lowers them
+        self.code: Callable[[Any], Any] | None = None
+        self.codes: list = []
+        self.codes_sorted = True
+
+    def copy(self) -> "_OutcomeTable":
+        new = _OutcomeTable.__new__(_OutcomeTable)
+        new.cards, new.actions, new.counts = list(self.cards), list(self.actions), list(self.counts)
+        new.total, new.top, new.code, new.codes_sorted = self.total, self.top, self.code, self.codes_sorted
+        new.codes = list(self.codes)
+        return new
+
+    def drawn(self, card: Any) -> None:
+        j = self.cards.index(card)
+        k = self.counts[j] - 1
+        if k:
+            self.counts[j] = k
+        else:
+            del self.cards[j], self.actions[j], self.counts[j]
+            if self.code is not None:
+                del self.codes[j]
+        self.total -= 1
+
+    def probabilities(self) -> Iterable[float]:
+        total = self.total
+        if self.top == 1:               # every card once (the usual deck): one probability
+            return repeat(1 / total)
+        # k / total for each multiplicity k, looked up rather than divided once per card
+        return map([k / total for k in range(self.top + 1)].__getitem__, self.counts)
+
+    def coded(self, code: Callable[[Any], Any]) -> list:
+        """(code(action), probability) of each outcome, sorted by code."""
+        if self.code is not code:
+            self.codes = list(map(code, self.actions))
+            self.codes_sorted = all(a < b for a, b in zip(self.codes, self.codes[1:]))
+            self.code = code
+        out = list(zip(self.codes, self.probabilities()))
+        if not self.codes_sorted:
+            out.sort()
+        return out
+
+
 class Deck:
     """A face-down pile as layers, top layer first. A layer is either unordered (a multiset:
     what a shuffle makes; the next card is a chance draw among its cards) or ordered (a known
@@ -176,15 +233,17 @@ class Deck:
     its list, and the next card is forced).
     """
 
-    __slots__ = ("layers", "hint", "_counts")
+    __slots__ = ("layers", "hint", "_table")
 
     def __init__(self, cards: Iterable = (), ordered: bool = False) -> None:
         cards = list(cards)
         self.layers: list[list] = [[ordered, cards]] if cards else []
         self.hint = 0      # where the last candidate() was found: take() looks there first
-        # the top layer's distinct cards and their multiplicities (the chance outcomes of the
-        # next draw), built when first asked and kept up to date by take(); None: not built
-        self._counts: dict | None = None
+        # the chance outcomes of a draw from the first unordered layer (the top one once the
+        # known cards above it are drawn), built when first asked at that layer and kept up to
+        # date by take() (a draw changes one count), so a chance node costs no recount of the
+        # deck; None: not built
+        self._table: _OutcomeTable | None = None
 
     @classmethod
     def stacked(cls, top_first: Sequence) -> "Deck":
@@ -195,7 +254,8 @@ class Deck:
         new = Deck.__new__(Deck)
         new.layers = [[o, list(c)] for o, c in self.layers]
         new.hint = self.hint
-        new._counts = None if self._counts is None else dict(self._counts)
+        table = self._table
+        new._table = None if table is None else table.copy()
         return new
 
     def __len__(self) -> int:
@@ -234,16 +294,43 @@ class Deck:
         ordered, cards = self.layers[0]
         return [cards[-1]] if ordered else sorted(set(cards))
 
-    def outcome_counts(self) -> dict:
-        """The next draw's possible cards with how many copies of each (what its chance
-        outcomes are), kept incrementally across draws instead of recounted at each."""
-        counts = self._counts
-        if counts is None:
-            ordered, cards = self.layers[0]
-            if ordered:
-                return {cards[-1]: 1}
-            counts = self._counts = dict(Counter(cards))
-        return counts
+    def _outcome_table(self, act: Callable[[Any], "Action"]) -> _OutcomeTable | None:
+        """The top layer's outcome table, None when its top card is known."""
+        ordered, cards = self.layers[0]
+        if ordered:
+            return None
+        table = self._table
+        if table is None:
+            table = self._table = _OutcomeTable(cards, act)
+        return table
+
+    def outcomes(self, act: Callable[[Any], "Action"]) -> list[tuple["Action", float]]:
+        """The next draw's chance outcomes, sorted: (act(card), probability) for each distinct
+        card it may be. `act` names the draw of a card and must depend on the card alone."""
+        # _outcome_table inlined: this runs at every chance node of a State-API walk
+        ordered, cards = self.layers[0]
+        if ordered:
+            return [(act(cards[-1]), 1.0)]
+        table = self._table
+        if table is None:
+            table = self._table = _OutcomeTable(cards, act)
+        if table.top == 1:
+            return list(zip(table.actions, repeat(1 / table.total)))
+        return list(zip(table.actions, table.probabilities()))
+
+    def outcome_actions(self, act: Callable[[Any], "Action"]) -> list["Action"]:
+        """The actions of `outcomes(act)` alone (the legal actions of a draw)."""
+        table = self._outcome_table(act)
+        return [act(self.layers[0][1][-1])] if table is None else list(table.actions)
+
+    def coded_outcomes(self, act: Callable[[Any], "Action"], code: Callable[["Action"], Any]) -> list[tuple[Any, float]]:
+        """`outcomes(act)` with each action replaced by `code(action)` (an id), sorted by code.
+        The codes are kept with the outcomes while `code` is the same object, so a caller that
+        numbers actions (the OpenSpiel bridge) maps each card once per shuffle, not per draw."""
+        table = self._outcome_table(act)
+        if table is None:
+            return [(code(act(self.layers[0][1][-1])), 1.0)]
+        return table.coded(code)
 
     def take(self, card) -> None:
         """Remove `card` as the drawn card; IllegalAction if it cannot be the next card."""
@@ -262,20 +349,26 @@ class Deck:
                     raise IllegalAction(f"{card} is not in the deck") from None
             cards[i] = cards[-1]
             cards.pop()
-            counts = self._counts
-            if counts is not None:
-                k = counts[card] - 1
-                if k:
-                    counts[card] = k
-                else:
-                    del counts[card]
+            table = self._table
+            if table is not None:
+                table.drawn(card)
         if not cards:
             del self.layers[0]
-            self._counts = None
+            if not layer[0]:
+                self._table = None        # the table's layer is gone
+
+    def replace(self, card, other) -> None:
+        """Put `other` where one copy of `card` is (a test swapping hidden cards)."""
+        self._table = None
+        for _, cards in self.layers:
+            if card in cards:
+                cards[cards.index(card)] = other
+                return
+        raise ValueError(f"{card} is not in the deck")
 
     def remove(self, card) -> None:
         """Take a chosen card out (a player searching the deck), wherever it is."""
-        self._counts = None
+        self._table = None
         for k, (_, cards) in enumerate(self.layers):
             if card in cards:
                 cards.remove(card)
@@ -286,7 +379,7 @@ class Deck:
 
     def shuffle_in(self, cards: Iterable = ()) -> None:
         """Add `cards` and shuffle: the whole deck becomes one unordered layer."""
-        self._counts = None
+        self._table = None
         everything = [c for _, layer in self.layers for c in layer]
         everything.extend(cards)
         self.layers = [[False, everything]] if everything else []
@@ -297,8 +390,6 @@ class Deck:
         cards = list(cards)
         if not cards:
             return
-        if len(self.layers) <= 1:
-            self._counts = None           # the layer under may become the top
         if ordered:
             cards.reverse()
             if self.layers and self.layers[-1][0]:
@@ -311,7 +402,6 @@ class Deck:
         cards = list(top_first)[::-1]
         if not cards:
             return
-        self._counts = None
         if self.layers and self.layers[0][0]:
             self.layers[0][1].extend(cards)
         else:
@@ -365,23 +455,41 @@ class State:
         """(outcome, probability) at a chance node, sorted by outcome; probabilities sum to 1."""
         deck = self.chance_deck()
         if deck is not None:
-            counts = deck.outcome_counts()
-            total = sum(counts.values())
-            act = self.draw_action
-            return sorted((act(card), k / total) for card, k in counts.items())
+            return deck.outcomes(self.draw_action)
         n = self.chance_size()
         if not n:
             return []
         counts = Counter(self.chance_at(i) for i in range(n))
         return [(a, k / n) for a, k in sorted(counts.items())]
 
+    def coded_chance_outcomes(self, code: Callable[[Action], Any]) -> list[tuple[Any, float]]:
+        """`chance_outcomes()` with each action replaced by `code(action)`, sorted by code: a
+        draw's codes are kept with its deck (`Deck.coded_outcomes`), so pass the same `code`
+        object every time."""
+        deck = self._outcome_deck()
+        if deck is not None:
+            return deck.coded_outcomes(self.draw_action, code)
+        out = [(code(action), p) for action, p in self.chance_outcomes()]
+        out.sort()
+        return out
+
     # --- choices --------------------------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
         """Sorted legal actions: the player's choices, or the outcomes at a chance node."""
         if self.current_player() == CHANCE:
+            deck = self._outcome_deck()
+            if deck is not None:
+                return deck.outcome_actions(self.draw_action)
             return [a for a, _ in self.chance_outcomes()]
         return self._legal_actions()
+
+    def _outcome_deck(self) -> "Deck | None":
+        """The deck whose kept outcome table may answer for chance_outcomes(): none when an
+        engine answers chance_outcomes() itself (its override is the truth)."""
+        if type(self).chance_outcomes is not State.chance_outcomes:
+            return None
+        return self.chance_deck()
 
     def _legal_actions(self) -> list[Action]:
         raise NotImplementedError

@@ -33,7 +33,6 @@ treats it as the truth) with random rollouts.
 from __future__ import annotations
 
 import json
-import operator
 import random
 import time
 from typing import Any, Iterator, Sequence
@@ -45,8 +44,6 @@ from . import engine_by_name, installed_engines
 from .core import CHANCE, TERMINAL, ActionSpace, Rules
 from .core import State as EngineState
 
-_first = operator.itemgetter(0)
-_second = operator.itemgetter(1)
 _JSON = {"sort_keys": True, "ensure_ascii": False, "separators": (",", ":"), "default": list}
 
 
@@ -58,6 +55,8 @@ class _Context:
         self.rules = rules
         self.actions: ActionSpace = rules.action_space
         self.chances: ActionSpace = rules.chance_space
+        # one object for every call: a deck keeps the codes of its outcomes while it is the same
+        self.chance_id = self.chances.id
         self.determinizer = None
         self.rng = random.Random(0)
         self._layout: ObservationLayout | None = None
@@ -223,11 +222,12 @@ class BridgeState(pyspiel.State):
                 raise pyspiel.SpielError(f"legal_actions of the pseudo-player {player}")
             return []
         if current == CHANCE:
-            return [code for code, _ in self.chance_outcomes()]
+            return [code for code, _ in state.coded_chance_outcomes(box.ctx.chance_id)]
         space = box.ctx.actions
-        out = list(map(space.cached_id, state.legal_actions()))
+        legal = state._legal_actions()         # State.legal_actions at a decision, one call less
+        out = list(map(space.cached_id, legal))
         if None in out:
-            out = space.ids(state.legal_actions())
+            out = space.ids(legal)
         out.sort()
         return out
 
@@ -236,14 +236,7 @@ class BridgeState(pyspiel.State):
         state = box.state
         if state is None:
             state = self._resolve()
-        outcomes = state.chance_outcomes()
-        space = box.ctx.chances
-        ids = list(map(space.cached_id, map(_first, outcomes)))
-        if None in ids:
-            ids = space.ids(list(map(_first, outcomes)))
-        out = list(zip(ids, map(_second, outcomes)))
-        out.sort()
-        return out
+        return state.coded_chance_outcomes(box.ctx.chance_id)
 
     def _apply_action(self, action: int) -> None:
         box = self._box
@@ -251,9 +244,11 @@ class BridgeState(pyspiel.State):
         if state is None:
             state = self._resolve()
         ctx = box.ctx
-        space = ctx.chances if state.current_player() == CHANCE else ctx.actions
-        found = space.known.get(action)
-        state.apply_unchecked(found if found is not None else ctx.action(state, action))
+        found = (ctx.chances if state.current_player() == CHANCE else ctx.actions).known.get(action)
+        if found is None:
+            found = ctx.action(state, action)
+        state.history.append(found)            # State.apply_unchecked, one call less per move
+        state._apply(found)
         box.moves.append(action)
 
     def _action_to_string(self, player: int, action: int) -> str:

@@ -284,6 +284,15 @@ class TableState(ChoiceState):
     def chance_at(self, i: int) -> Action:
         return _draw_action(self.rules.action_type, self._pile().candidate(i))
 
+    def chance_deck(self) -> Deck | None:
+        # chance_outcomes come from the pile's kept outcome table, not a count of its cards
+        if self.phase != CHANCE_PHASE or not self.pending_draws:
+            return None
+        return self._pile()
+
+    def draw_action(self, card: str) -> Action:
+        return _draw_action(self.rules.action_type, card)
+
     def _apply(self, action: Action) -> None:
         if self.phase == CHANCE_PHASE:
             pile, to = self.pending_draws.pop(0)
