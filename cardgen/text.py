@@ -351,7 +351,7 @@ def _latin_words(text: str) -> list[tuple[int, int]]:
 
 
 def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
-                 hyphenate: bool, em: float) -> list[LineSpan]:
+                 hyphenate: bool, em: float, balanced: bool = False) -> list[LineSpan]:
     hyphenate = hyphenate and width >= _HYPHENATE_MIN_MEASURE * em
     prefix = [0.0]
     for w in widths:
@@ -399,7 +399,87 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
         line_start = None
     if line_start is not None:
         out.append(LineSpan(base + line_start, base + line_end))
-    return out
+    return _balanced_spans(text, base, prefix, width, out) if balanced else out
+
+
+#: A balanced block's last line of one word (a runt, "Gain 2 / fame.") costs more than any
+#: raggedness can: it is set only when no other break gives the same number of lines.
+_RUNT_COST = 1000.0
+#: What a break costs besides the raggedness it makes: nothing after a sentence, a little after
+#: a comma, more inside a clause, most between a number or an article and the word it belongs
+#: to ("Gain 5 / fame", "a / hug"), so
+#: that of two near-equal settings the one that breaks where a reader pauses wins (a quarter
+#: of the width left empty costs 0.0625).
+_SENTENCE_BREAK_COST = 0.0
+_CLAUSE_BREAK_COST = 0.03
+_WORD_BREAK_COST = 0.08
+_BOUND_BREAK_COST = 0.2
+_sentence_end = re.compile(r"[.!?…][\"'’”)]*$").search
+_clause_end = re.compile(r"[,;:–—][\"'’”)]*$").search
+_has_space = re.compile("[ \t]").search
+_bound = re.compile(r"[+\-−]?\d+%?|[Aa]n?|[Tt]he").fullmatch
+
+
+def _break_cost(word: str) -> float:
+    """What a line break after `word` costs (see above)."""
+    if _bound(word):
+        return _BOUND_BREAK_COST
+    if _sentence_end(word):
+        return _SENTENCE_BREAK_COST
+    if _clause_end(word):
+        return _CLAUSE_BREAK_COST
+    return _WORD_BREAK_COST
+
+
+def _balanced_spans(text: str, base: int, prefix: list[float], width: float,
+                    greedy: list[LineSpan]) -> list[LineSpan]:
+    """`greedy`'s lines re-broken at spaces into the same number of lines, as even as they can be
+    (the least sum of each line's squared shortfall as a fraction of the width, the last line's
+    too, as CSS's text-wrap: balance does for short blocks), with no one-word last line where
+    another break exists, and breaking where a reader pauses rather than after "a" or "5".
+    Same lines, same width: a text that fitted at a size still fits. A paragraph the greedy pass
+    had to break inside a word (no space to break at) is left as it is."""
+    n = len(greedy)
+    words = _latin_words(text)
+    starts = {a + base for a, _ in words}
+    ends = {b + base for _, b in words}
+    if n < 2 or any(s.hyphen or s.start not in starts or s.end not in ends for s in greedy):
+        return greedy
+    m = len(words)
+
+    def line_cost(i: int, j: int, last: bool) -> float | None:
+        """Words i..j-1 as one line: None when they do not fit."""
+        used = prefix[words[j - 1][1]] - prefix[words[i][0]]
+        if used > width + _EPS:
+            return None
+        short = (width - used) / width
+        cost = short * short
+        if last and not _has_space(text[words[i][0]:words[j - 1][1]]):
+            cost += _RUNT_COST
+        if not last:
+            cost += _break_cost(text[words[j - 1][0]:words[j - 1][1]])
+        return cost
+
+    # best[k][j]: the cheapest way to set words 0..j-1 on k lines, and where its last line begins
+    best: list[dict[int, tuple[float, int]]] = [{0: (0.0, -1)}]
+    for k in range(1, n + 1):
+        row: dict[int, tuple[float, int]] = {}
+        last = k == n
+        for j in ([m] if last else range(k, m)):
+            for i, (cost, _) in best[k - 1].items():
+                if i >= j:
+                    continue
+                line = line_cost(i, j, last)
+                if line is not None and (j not in row or cost + line < row[j][0] - _EPS):
+                    row[j] = (cost + line, i)
+        best.append(row)
+    if m not in best[n]:
+        return greedy
+    cuts = [m]
+    for k in range(n, 0, -1):
+        cuts.append(best[k][cuts[-1]][1])
+    cuts.reverse()
+    return [LineSpan(base + words[cuts[k]][0], base + words[cuts[k + 1] - 1][1]) for k in range(n)]
 
 
 def _hyphen_cut(text: str, a: int, b: int, prefix: list[float], line_left: float, width: float,
@@ -414,14 +494,16 @@ def _hyphen_cut(text: str, a: int, b: int, prefix: list[float], line_left: float
 
 def break_spans(text: str, widths: list[float], width: float, lang: str, em: float,
                 hyphen_width: float = 0.0, compounds: frozenset[str] = frozenset(),
-                justified: bool = False, hyphenate: bool = True) -> list[LineSpan]:
+                justified: bool = False, hyphenate: bool = True, balanced: bool = False) -> list[LineSpan]:
     """Break `text` (with `widths[i]` the advance of text[i]) into lines no wider than `width`.
 
     `lang` "ja" breaks the Japanese way (above), anything else the Latin way; `em` is the type
     size (the unit of a Japanese line's shortfall); `hyphen_width` the width of the hyphen a
     broken English word gets; `compounds` words a Japanese line must not split (a game's terms);
     `justified` for lines that will be spaced out to the full width (they should come out full);
-    `hyphenate` False hyphenates only a word longer than a whole line (a card's short text).
+    `hyphenate` False hyphenates only a word longer than a whole line (a card's short text);
+    `balanced` evens out a Latin paragraph's lines (as many as the greedy fill makes) and keeps
+    a word company on its last line where a break allows (a card's text box, a caption).
     An explicit "\\n" always breaks; an empty paragraph gives an empty line.
     """
     out: list[LineSpan] = []
@@ -432,7 +514,7 @@ def break_spans(text: str, widths: list[float], width: float, lang: str, em: flo
             lines = _ja_spans(para, pos, ws, width, em, compounds,
                               _SHORTFALL_COST if justified else _RAGGED_SHORTFALL_COST)
         else:
-            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em)
+            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em, balanced)
         lines = lines or [LineSpan(pos, pos)]
         lines[-1] = LineSpan(lines[-1].start, lines[-1].end, lines[-1].hyphen, True)
         out.extend(lines)
@@ -466,7 +548,7 @@ def _break_lines_cached(text: str, font_name: str, size: float, width: float, la
                         hyphenate: bool = False) -> tuple[str, ...]:
     text = text.replace("\r\n", "\n")
     spans = break_spans(text, _widths(text, font_name, size), width, lang, size,
-                        _unit_width("-", font_name) * size, hyphenate=hyphenate)
+                        _unit_width("-", font_name) * size, hyphenate=hyphenate, balanced=True)
     return tuple(text[s.start:s.end] + ("-" if s.hyphen else "") for s in spans)
 
 

@@ -141,16 +141,60 @@ def test_explicit_newline_forces_a_break():
 
 # --- English ----------------------------------------------------------------------------------
 
-def test_english_wraps_at_spaces():
+def greedy_line_count(text: str, width: float, size: float = SIZE) -> int:
+    """How many lines filling each line with as many words as fit makes (the fewest there can be)."""
+    count, line = 1, ""
+    for word in text.split(" "):
+        if line and stringWidth(f"{line} {word}", GOTHIC, size) > width:
+            count, line = count + 1, word
+        else:
+            line = f"{line} {word}" if line else word
+    return count
+
+
+def test_english_wraps_at_spaces_into_as_few_lines_as_a_greedy_fill():
     text = "Action > Choose a player (you may choose yourself). If that player has score cards, they choose one."
     width = 110
     lines = break_lines(text, GOTHIC, SIZE, width, "en")
     assert len(lines) > 2
     assert " ".join(lines) == text
     assert widths_ok(lines, width)
-    # greedy: the next word would not have fitted on the line before
-    for a, b in zip(lines, lines[1:]):
-        assert stringWidth(a + " " + b.split()[0], GOTHIC, SIZE) > width
+    assert len(lines) == greedy_line_count(text, width)
+
+
+# A card's text box: the greedy fill leaves "fame." alone on the last line.
+RUNT = "Half of it was weeds, but she took it anyway. Quest complete. Gain 2 fame."
+
+
+def test_a_paragraph_does_not_end_on_one_word_where_another_break_exists():
+    width = stringWidth("Half of it was weeds, but she took it", GOTHIC, SIZE) + 1
+    lines = break_lines(RUNT, GOTHIC, SIZE, width, "en")
+    assert " ".join(lines) == RUNT
+    assert widths_ok(lines, width)
+    assert len(lines) == greedy_line_count(RUNT, width) == 3  # no line more than the greedy fill
+    assert len(lines[-1].split()) >= 2, lines
+    assert not lines[0].endswith(" 2") and not any(line.endswith(" 2") for line in lines)  # "2 fame" kept together
+
+
+def test_lines_are_evened_out_and_break_where_a_reader_pauses():
+    text = "Got it! Quest complete. Gain 5 fame."
+    width = stringWidth("Got it! Quest complete. Gain 5", GOTHIC, SIZE) + 1
+    assert break_lines(text, GOTHIC, SIZE, width, "en") == ["Got it! Quest complete.", "Gain 5 fame."]
+
+
+def test_fitting_keeps_the_size_and_line_count_while_avoiding_the_runt():
+    width = stringWidth("Half of it was weeds, but she took it", GOTHIC, SIZE) + 1
+    fitted = fit_text(RUNT, GOTHIC, width, 3 * SIZE * 1.25, SIZE, 6, "en")
+    assert fitted.size == SIZE and len(fitted.lines) == 3 and not fitted.overflow
+    assert len(fitted.lines[-1].split()) >= 2
+
+
+def test_an_unavoidable_one_word_last_line_stays():
+    # each word fills a line alone: no other break exists
+    width = stringWidth("Extraordinary", GOTHIC, SIZE) + 1
+    assert break_lines("Extraordinary adventures", GOTHIC, SIZE, width, "en") == ["Extraordinary", "adventures"]
+    # each paragraph of an explicit "\n" is its own block
+    assert break_lines("Gain 2 fame.\nEek!", GOTHIC, SIZE, 500, "en") == ["Gain 2 fame.", "Eek!"]
 
 
 def test_a_word_longer_than_the_line_is_hyphenated_at_legal_points():

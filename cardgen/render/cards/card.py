@@ -433,12 +433,54 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
                      bool(box.value("bold", ctx, lang)), tuple(lines))
 
 
+def _plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | None:
+    game = _CURRENT_GAME.get(id(layout))
+    return _MEMO(("text", face.side, lang, round(w, 4), round(h, 4), scale),
+                 lambda: _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face), (game, layout, face.card, box))
+
+
+@dataclass(frozen=True)
+class SetText:
+    """One text box of one face as it is set (`cardgen.text.Fitted`), worked out without drawing."""
+
+    card_id: str
+    side: str
+    box: str
+    text: str  # with icons marked (cardgen.text.mark_icons)
+    font: str
+    width: float  # pt
+    fitted: Any  # cardgen.text.Fitted
+
+
+def set_texts(game: Game, lang: str) -> list[SetText]:
+    """Every text box of every face of `game` in `lang`, broken and sized exactly as `draw_face`
+    sets it at the game's card size (the same plans, so drawing afterwards reuses them)."""
+    layout = get_layout(game)
+    width_mm, height_mm = card_size_mm(game)
+    fonts = _game_fonts(getattr(game, "root", None))
+    _CURRENT_GAME[id(layout)] = game
+    sx, sy = width_mm / layout.width, height_mm / layout.height
+    geometry = (0.0, 0.0, width_mm, height_mm, 0.0, sx, sy, min(sx, sy))
+    out: list[SetText] = []
+    for pair in faces(game):
+        for face in pair:
+            boxes, _own = layout.boxes(face.card, face.side)
+            ctx = _context(game, layout, face.card, lang)
+            for box in boxes:
+                if box.kind != "text" or not box.shows(ctx):
+                    continue
+                _x, _y, w, h = _frame(box, geometry)
+                plan = _plan(layout, box, ctx, lang, w, h, geometry[7], fonts, face)
+                if plan is not None:
+                    out.append(SetText(face.card.id, face.side, box.name, plan.text, plan.font, w, plan.fitted))
+    return out
+
+
 def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
     # The plan does not depend on where the face is drawn or its bleed (a text box never reaches
     # into the bleed), so the print-shop PDF, PNG and TTS reuse the home sheets' (`_MEMO`).
     game = _CURRENT_GAME.get(id(layout))
-    plan = _MEMO(("text", face.side, lang, round(w, 4), round(h, 4), scale),
-                 lambda: _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face), (game, layout, face.card, box))
+    plan = _plan(layout, box, ctx, lang, w, h, scale, fonts, face)
     if plan is None:
         return
     text, font, fitted, colour, ink = plan.text, plan.font, plan.fitted, plan.colour, plan.ink
