@@ -529,6 +529,76 @@ def stretch_points(text: str, start: int, end: int) -> list[int]:
             if not (_is_latin_word_char(text[k - 1]) and _is_latin_word_char(text[k]))]
 
 
+# --- typographic punctuation ----------------------------------------------------------------
+# English text is typed with typewriter marks; a typesetter sets ' as ’ (or ‘ opening a quote),
+# "..." as “...”, three dots as …, and a spaced hyphen as a spaced en dash. This happens here,
+# once, on the text a template produced (so never inside template syntax, and ids hold none of
+# these marks), for every block the line breaker sets. A mark is used only where the font draws
+# it as Latin punctuation: IPAex's curly quotes and ellipsis are full-width Japanese forms (one em
+# wide, the ellipsis at mid-height), so with IPAex only the dash changes; with a Latin face
+# (a game's own font) every mark does.
+
+_OPEN_BEFORE = frozenset(" \t\n([{‘“–—/")
+#: Wider than this (in em) a quote or ellipsis is a Japanese full-width form, not Latin punctuation.
+_LATIN_MARK_EM = 0.7
+
+
+def _latin_mark(ch: str, font_name: str) -> bool:
+    """Whether `font_name` has `ch` and sets it narrower than a full-width form."""
+    widths = getattr(getattr(pdfmetrics.getFont(font_name), "face", None), "charWidths", None)
+    has = ord(ch) in widths if isinstance(widths, dict) else True  # a standard font: its encoding has them
+    return has and _unit_width(ch, font_name) < _LATIN_MARK_EM
+
+
+def _typographic_chars(text: str, font_name: str) -> list[str]:
+    """What each character of `text` is set as (a dot or hyphen folded into the mark before it: "")."""
+    out = list(text)
+    n = len(text)
+    # a face that sets quotes as Latin marks sets its ellipsis on the baseline too (IPAex does neither)
+    quotes = ellipsis = all(_latin_mark(mark, font_name) for mark in "‘’“”")
+    i = 0
+    while i < n:
+        ch = text[i]
+        before = text[i - 1] if i else "\n"
+        after = text[i + 1] if i + 1 < n else "\n"
+        if ch == "'" and quotes:
+            opening = before in _OPEN_BEFORE and not after.isdigit()  # '90s is an apostrophe
+            out[i] = "‘" if opening else "’"
+        elif ch == '"' and quotes:
+            out[i] = "“" if before in _OPEN_BEFORE else "”"
+        elif ch == "." and ellipsis and text[i:i + 3] == "..." and before != "." and text[i + 3:i + 4] != ".":
+            out[i:i + 3] = ["…", "", ""]
+            i += 3
+            continue
+        elif ch == "-" and before in " \t" and (after in " \t" or (after == "-" and text[i + 2:i + 3] in (" ", "\t"))):
+            if after == "-":  # " -- " is the same dash typed twice
+                out[i + 1] = ""
+            out[i] = "–"
+        i += 1
+    return out
+
+
+def typographic(text: str, lang: str, font_name: str) -> str:
+    """`text` with English typewriter punctuation set typographically (see above); other languages as they are."""
+    if lang != "en" or not any(mark in text for mark in "'\".-"):
+        return text
+    return "".join(_typographic_chars(text, font_name))
+
+
+def typographic_runs(pieces: list[tuple[str, object]], lang: str, font_name: str) -> list[tuple[str, object]]:
+    """`typographic` over a paragraph split into (text, style) pieces: quotes open and close by
+    the characters around them whichever piece those are in; each piece keeps its style."""
+    whole = "".join(t for t, _ in pieces)
+    if lang != "en" or not any(mark in whole for mark in "'\".-"):
+        return pieces
+    chars = _typographic_chars(whole, font_name)
+    out, at = [], 0
+    for t, style in pieces:
+        out.append(("".join(chars[at:at + len(t)]), style))
+        at += len(t)
+    return out
+
+
 # --- public API --------------------------------------------------------------------------------
 
 def break_lines(text: str, font_name: str, size: float, width_pt: float, lang: str,
@@ -546,7 +616,7 @@ def break_lines(text: str, font_name: str, size: float, width_pt: float, lang: s
 @lru_cache(maxsize=16384)
 def _break_lines_cached(text: str, font_name: str, size: float, width: float, lang: str,
                         hyphenate: bool = False) -> tuple[str, ...]:
-    text = text.replace("\r\n", "\n")
+    text = typographic(text.replace("\r\n", "\n"), lang, font_name)
     spans = break_spans(text, _widths(text, font_name, size), width, lang, size,
                         _unit_width("-", font_name) * size, hyphenate=hyphenate, balanced=True)
     return tuple(text[s.start:s.end] + ("-" if s.hyphen else "") for s in spans)

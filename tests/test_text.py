@@ -254,3 +254,40 @@ def test_fit_text_leading_ratio_is_used():
     fitted = fit_text("a\nb", GOTHIC, 100, 100, 10, 10, "en", leading_ratio=1.5)
     assert fitted.leading == 15
     assert fitted.lines == ("a", "b")
+
+
+# --- typographic punctuation --------------------------------------------------------------------
+
+def _latin_face() -> str:
+    import matplotlib
+    from pathlib import Path
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("TestDejaVuSerif", str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSerif.ttf")))
+    return "TestDejaVuSerif"
+
+
+TYPED = "It's \"late\"... - go 'now' -- in the '90s."
+
+
+def test_english_marks_are_set_typographically_where_the_face_has_latin_ones():
+    assert break_lines(TYPED, _latin_face(), SIZE, 500, "en") == ["It’s “late”… – go ‘now’ – in the ’90s."]
+
+
+def test_with_ipaex_only_the_dash_changes():
+    # IPAex's quotes and ellipsis are full-width Japanese forms: an apostrophe one em wide is worse than a straight one
+    assert break_lines(TYPED, GOTHIC, SIZE, 500, "en") == ["It's \"late\"... – go 'now' – in the '90s."]
+    assert fit_text(TYPED, GOTHIC, 500, 50, SIZE, 6, "en").lines == ("It's \"late\"... – go 'now' – in the '90s.",)
+
+
+def test_japanese_text_and_unspaced_hyphens_keep_their_marks():
+    assert break_lines(TYPED, _latin_face(), SIZE, 500, "ja") == [TYPED]
+    assert break_lines("rock-paper-scissors, -1, x -y", _latin_face(), SIZE, 500, "en") == ["rock-paper-scissors, -1, x -y"]
+
+
+def test_quotes_open_and_close_across_styled_pieces():
+    from cardgen.text import typographic_runs
+
+    pieces = [("Say \"", False), ("hi", True), ("\" and 'bye'...", False)]
+    assert typographic_runs(pieces, "en", _latin_face()) == [("Say “", False), ("hi", True), ("” and ‘bye’…", False)]

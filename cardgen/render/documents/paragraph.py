@@ -19,7 +19,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
 from ...memo import Memo
-from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points
+from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points, typographic_runs
 from .page_template import layout_only as _layout_only
 
 
@@ -113,6 +113,7 @@ class TextBlock(Flowable):
         self.runs = _split_runs(text) if isinstance(text, str) else list(text)
         if style.all_strong:
             self.runs = [(t, True) for t, _ in self.runs]
+        self.runs = typographic_runs(self.runs, lang, style.font)
         self.lang = lang
         self.style = style
         self.bullet = bullet
