@@ -471,3 +471,24 @@ def test_no_english_card_face_ends_a_paragraph_on_one_word_where_another_break_e
                     runts.append(f"{box.card_id} {box.side} {box.box}: {' / '.join(lines)}")
     assert len(faces_seen) > 250
     assert runts == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_box_reads_at_one_size_on_every_card_it_is_drawn_on(games, lang):
+    """Issue 27: OH001's success text at 8.5 pt beside OH007's at 7.5 pt. A box of a layout entry
+    (all quests, all events) shrinks as a set: the size that fits every card's text."""
+    from cardgen.render.cards.card import set_texts
+
+    sizes: dict = {}
+    for game_id in GAMES:
+        game = games[game_id]
+        layout = get_layout(game)
+        entry_of = {card.id: layout.entries.index(layout.entry_for(card)) for card in game.cards}
+        for box in set_texts(game, lang):
+            key = (game_id, entry_of[box.card_id], box.side, box.box)
+            sizes.setdefault(key, {})[box.card_id] = box.fitted.size
+    assert len(sizes) > 40
+    mixed = {key: sorted(set(per_card.values())) for key, per_card in sizes.items() if len(set(per_card.values())) > 1}
+    assert mixed == {}
+    quests = sizes[next(key for key in sizes if key[0] == "ohanatsumi" and key[3] == "success_text")]
+    assert len(quests) == 20  # every quest card, across its five types
