@@ -2,7 +2,8 @@
 
 Japanese text breaks at any boundary JIS X 4051 kinsoku allows (no line starts with a closing
 bracket, punctuation, a small kana, an iteration or prolonged-sound mark; no line ends with an
-opening bracket; never inside a run of Latin letters or digits), choosing BudouX phrase boundaries
+opening bracket; never inside a run of Latin letters or digits, nor inside a group of numbers
+such as 「（4・5）」), choosing BudouX phrase boundaries
 (Google's phrase segmenter) over others and keeping compounds whole unless the line would be left
 far short (see "the line breaker" below). English text wraps at spaces and hyphenates a word at a
 point pyphen allows. An explicit "\\n" always breaks. `stretch_points` says where a Japanese line
@@ -137,6 +138,23 @@ def kinsoku_ok(text: str, i: int) -> bool:
     return True
 
 
+#: What joins two numbers into one group a line must not split: 「（4・5）」「3～5」「1/2」「10：30」.
+_NUMBER_JOINERS = frozenset("・･：:～〜/／,，.．×＋+-−‐–")
+
+
+def in_number_group(text: str, i: int) -> bool:
+    """Whether a break between text[i-1] and text[i] would split a group of numbers: between two
+    digits (full-width too), or either side of a joiner that has a digit on both sides (「（4・|5）」)."""
+    if i <= 0 or i >= len(text):
+        return False
+    before, after = text[i - 1], text[i]
+    if before.isdigit() and after.isdigit():
+        return True
+    if before in _NUMBER_JOINERS and after.isdigit() and i >= 2 and text[i - 2].isdigit():
+        return True
+    return after in _NUMBER_JOINERS and before.isdigit() and i + 1 < len(text) and text[i + 1].isdigit()
+
+
 def _script(ch: str) -> str:
     if is_icon(ch):
         return "kanji"  # an inline icon breaks like an ideograph
@@ -246,7 +264,7 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
-        if not kinsoku_ok(text, i):
+        if not kinsoku_ok(text, i) or in_number_group(text, i):
             continue
         before, after = text[i - 1], text[i]
         if _is_latin_word_char(before) and _is_latin_word_char(after):

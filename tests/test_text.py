@@ -291,3 +291,15 @@ def test_quotes_open_and_close_across_styled_pieces():
 
     pieces = [("Say \"", False), ("hi", True), ("\" and 'bye'...", False)]
     assert typographic_runs(pieces, "en", _latin_face()) == [("Say “", False), ("hi", True), ("” and ‘bye’…", False)]
+
+
+# --- number groups (issue 27: 「（4・|5）」 split across lines) -----------------------------------
+
+@pytest.mark.parametrize("group", ["（4・5）", "（13・5）", "3～5", "１２", "10：30"])
+def test_a_japanese_line_never_splits_a_group_of_numbers(group):
+    text = f"ゴブリン退治{group}、古代遺跡の調査（5・5）、隊商の護衛{group}。"
+    for n in range(6, 16):  # every measure: wherever the line would fall, it falls outside the group
+        lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+        assert "".join(lines) == text
+        joined = "|".join(lines)
+        assert group in joined.replace("|", "") and joined.count(group) == 2, (n, lines)
