@@ -161,6 +161,8 @@ def _script(ch: str) -> str:
     o = ord(ch)
     if 0x3041 <= o <= 0x309F:
         return "hiragana"
+    if ch in "・･":  # in the katakana block, but punctuation (cl-05): it separates words, never joins them
+        return "other"
     if 0x30A0 <= o <= 0x30FF or 0xFF66 <= o <= 0xFF9F or ch == "ー":
         return "katakana"
     if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or ch in "々〆ヶ":
@@ -204,6 +206,9 @@ _OKURIGANA_COST = 5.0
 _COMPOUND_COST = 6.0
 _KNOWN_WORD_COST = 10.0
 _SHORTFALL_COST = 1.0   # per em, in a justified line
+#: A document paragraph's last line of fewer letters than this costs as much as a line 5 em short.
+_SHORT_LAST_LINE = 4
+_SHORT_LAST_LINE_COST = 5.0
 _RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phrases matter more
 #: Single kana that join two kanji as a particle (a word boundary), not as okurigana (捨て札).
 _PARTICLES = frozenset("のをにがはでともへやか")
@@ -269,10 +274,14 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
         before, after = text[i - 1], text[i]
         if _is_latin_word_char(before) and _is_latin_word_char(after):
             continue
-        if i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
+        if i in phrases and _repeats(text, phrases, i):
+            cost = _COMPOUND_COST  # 気が|気でない, 日に|日に: a doubled phrase is one expression
+        elif i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
         elif kinds[i - 1] == "kanji" and kinds[i] == "hiragana" and after not in _PARTICLES:
             cost = _OKURIGANA_COST
+        elif kinds[i - 1] == "kanji" and after.isdigit():
+            cost = _OTHER_COST + _SCRIPT_COST  # 名声|6: a number read with the noun before it
         elif kinds[i - 1] != kinds[i]:
             cost = _SCRIPT_COST
         else:
@@ -282,9 +291,23 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
     return tuple(costs)
 
 
+def _repeats(text: str, phrases: frozenset[int], i: int) -> bool:
+    """Whether the short phrase ending at i starts with the kanji the next one starts with (気が|気でない)."""
+    start = max((b for b in phrases if b < i), default=0)
+    return i - start <= 3 and _script(text[i]) == "kanji" and text[start] == text[i]
+
+
+def _letters(text: str, a: int, b: int) -> int:
+    """How many characters of text[a:b] are not punctuation or brackets."""
+    return sum(1 for ch in text[a:b] if ch not in NO_LINE_START and ch not in NO_LINE_END and ch not in _SPACES)
+
+
 def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float,
               compounds: frozenset[str], shortfall_cost: float) -> list[LineSpan]:
     n = len(text)
+    # a filled measure (a document's) keeps a paragraph's last line from being a mere character
+    # or two; a card's ragged box, which must not grow a line, is left as its phrases fall
+    last_line_cost = _SHORT_LAST_LINE_COST if shortfall_cost >= _SHORTFALL_COST else 0.0
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
@@ -319,6 +342,8 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
             if cost is None:
                 continue
             score = cost + shortfall_cost * (width - span(start, i)) / em
+            if last_line_cost and span(i, n) <= width + _EPS and _letters(text, i, n) < _SHORT_LAST_LINE:
+                score += last_line_cost  # the rest would be a last line of a character or two: 「獲得。」
             if score < best_score - _EPS:
                 best, best_score = i, score
         brk = best if best is not None else end  # not even a kinsoku-legal break fits: force one

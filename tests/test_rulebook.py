@@ -290,3 +290,25 @@ def test_unknown_inline_icon_is_a_data_error_at_its_line(tmp_path):
     with pytest.raises(DataError, match="nosuchicon") as info:
         build_rulebook(load_game(folder), "en")
     assert "rules.en.md:5:" in str(info.value)
+
+
+def _lines(texts, game_id, lang) -> list[str]:
+    return [line for page in texts[game_id, lang] for line in page.splitlines()]
+
+
+def test_japanese_lines_keep_number_groups_and_doubled_phrases_whole(texts):
+    """Issue 27: 「（4・|5）」 and 「気が|気でない」 split across lines in ohanatsumi's book."""
+    lines = _lines(texts, "ohanatsumi", "ja")
+    assert any("（4・5）" in line for line in lines)
+    split = [line for game_id in GAMES for line in _lines(texts, game_id, "ja") if re.search(r"\d[・～：]$", line.rstrip())]
+    assert split == []
+    assert any("気が気でない" in line for line in lines)
+
+
+def test_a_card_table_of_single_cards_has_no_count_column(texts):
+    """ohanatsumi's quest table has one row per card (each its own back): a column of 1s is left out."""
+    count = words.word("rulebook.count", "ja")
+    headers = [line for line in _lines(texts, "ohanatsumi", "ja") if "尿意ノルマ" in line and "ボスイベント" in line]
+    assert headers and all(count not in line for line in headers), headers
+    # the component list still counts its cards
+    assert any(count in line for line in _lines(texts, "ohanatsumi", "ja"))

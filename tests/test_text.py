@@ -303,3 +303,24 @@ def test_a_japanese_line_never_splits_a_group_of_numbers(group):
         assert "".join(lines) == text
         joined = "|".join(lines)
         assert group in joined.replace("|", "") and joined.count(group) == 2, (n, lines)
+
+
+def test_a_doubled_phrase_stays_whole():
+    text = "卵にひびが！ 中から聞こえるコツコツという音に、気が気でない。"
+    assert budoux.load_default_japanese_parser().parse("気が気でない。") == ["気が", "気でない。"]  # BudouX splits it
+    for n in range(10, 30):
+        lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+        assert "".join(lines) == text
+        assert any("気が気でない" in line for line in lines), (n, lines)
+
+
+def test_a_document_paragraph_does_not_end_on_a_character_or_two():
+    from cardgen.text import break_spans
+
+    text = "達成：気のいい竜だ。話せば判ってもらえた。依頼達成。名声6を獲得。"
+    widths = [stringWidth(ch, GOTHIC, SIZE) for ch in text]
+    for n in range(12, 30):
+        spans = break_spans(text, widths, em(n), "ja", SIZE, justified=True)
+        last = text[spans[-1].start:spans[-1].end]
+        assert len(spans) == 1 or len(last) >= 4, (n, [text[s.start:s.end] for s in spans])
+        assert not any(text[s.start:s.end].endswith("名声") for s in spans)  # 名声|6: the number stays with its noun

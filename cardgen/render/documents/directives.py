@@ -4,6 +4,7 @@ when the rulebook reaches the marker."""
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, Callable, Iterable, Sequence
 
@@ -68,10 +69,15 @@ class Directives:
         if spec is not None and spec.kind == "enum" and value is not None:
             return words.field_value(self.game, field, value, self.lang)  # its label, never the id
         if isinstance(value, Text):
-            return value.get(self.lang)
+            return self.flowing(value.get(self.lang))
         if isinstance(value, bool):
             return "✓" if value else "–"
         return "" if value is None else str(value)
+
+    def flowing(self, text: str) -> str:
+        """A card's text as a paragraph: the line breaks it has for the card's narrow box go (a
+        document sets it in its own measure), joined as the language joins words."""
+        return re.sub(r"[ \t]*\n[ \t\u3000]*", "" if self.lang == "ja" else " ", text) if text else text
 
     def sep(self) -> str:
         return words.word("common.separator", self.lang, self.game)
@@ -290,10 +296,12 @@ class Directives:
                 if ids:
                     row.append(self.id_ranges(members))
                 rows.append(row)
-        fixed = None
-        if widths:
-            keys = ["name"] + ["+".join(c) for c in cols] + ["count"] + (["ids"] if ids else [])
-            fixed = [widths.get(k) for k in keys]
+        keys = ["name"] + ["+".join(c) for c in cols] + ["count"] + (["ids"] if ids else [])
+        at = keys.index("count")
+        if all(row[at] == "1" for row in rows[1:]):  # one card a row (each its own text): a column of 1s says nothing
+            rows = [row[:at] + row[at + 1:] for row in rows]
+            aligns, keys = aligns[:at] + aligns[at + 1:], keys[:at] + keys[at + 1:]
+        fixed = [widths.get(k) for k in keys] if widths else None
         t = self.table(rows, align=aligns, widths=fixed)
         t.spaceBefore, t.spaceAfter = 2, 8
         return [t]
@@ -326,7 +334,7 @@ class Directives:
             for f in fields:
                 seen: list[str] = []
                 for c in cards:
-                    v = self.t(c.get(f))
+                    v = self.flowing(self.t(c.get(f)))
                     if v and v not in seen:
                         seen.append(v)
                 for v in seen:
@@ -359,7 +367,11 @@ class Directives:
                 TextBlock([(head, True)], self.lang, self.ts("small", color=self.col["accent"])),
                 TextBlock(d.text.get(self.lang), self.lang, self.ts("small")),
             ])
-        col0 = max(r[0].natural_width() for r in rows) + 16
+        # one indent for every ruling of the book: the widest label any of them has ("裁定 D20"),
+        # so a body never starts further right because its number has another digit
+        widest = TextBlock([(f"{self.labels['decision']} D{len(self.game.decisions)}", True)], self.lang,
+                           self.ts("small"))
+        col0 = max([widest.natural_width()] + [r[0].natural_width() for r in rows]) + 16
         t = callout(rows, [col0, self.frame_width - col0], self.strong_font, self.col["decision_fill"],
                     self.col["decision_bar"], self.col["rule"])
         t.spaceBefore, t.spaceAfter = 4, 6

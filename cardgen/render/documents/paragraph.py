@@ -146,8 +146,11 @@ class TextBlock(Flowable):
         size = self.style.size
         widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
+        # A ragged measure of 10 em or more (a table cell) is filled like a justified one: a line
+        # left several em short there reads as a hard break; only a narrow one prefers phrases.
+        full = justify or width >= _MIN_JUSTIFIED_EM * size
         spans = break_spans(plain, widths, width, self.lang, size, _char_width("-", self.style.font, size),
-                            self.style.compounds, justified=justify)
+                            self.style.compounds, justified=full)
         lines = []
         for span in spans:
             a, b = span.start, span.end
