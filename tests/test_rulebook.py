@@ -82,9 +82,17 @@ def test_every_decision_is_printed_and_marked(texts, game_id, lang):
     assert game.decisions, game_id
     flat = squash("".join(texts[game_id, lang]))
     label = words.word("rulebook.decision", lang)
-    for number, decision in enumerate(game.decisions, 1):
+    for decision in game.decisions:
         assert squash(decision.text.get(lang)) in flat, f"{game_id}/{lang}: decision {decision.id} missing"
-        assert squash(f"{label} D{number}") in flat, f"{game_id}/{lang}: decision {decision.id} not marked"
+    # issue 27: each ruling in one place (where the text sets it, else in the list), numbered in reading order
+    printed = []  # (where, number) of each label followed by its ruling's text
+    for decision in game.decisions:
+        found = [(m.start(), int(m.group(1))) for m in
+                 re.finditer(re.escape(squash(label)) + r"D(\d+)" + re.escape(squash(decision.text.get(lang))[:40]), flat)]
+        assert len(found) == 1, f"{game_id}/{lang}: decision {decision.id} printed {len(found)} times"
+        printed += found
+    numbers = [n for _, n in sorted(printed)]
+    assert numbers == list(range(1, len(game.decisions) + 1)), f"{game_id}/{lang}: rulings as printed: {numbers}"
 
 
 @pytest.mark.parametrize("game_id,lang", BOOKS)
@@ -312,3 +320,21 @@ def test_a_card_table_of_single_cards_has_no_count_column(texts):
     assert headers and all(count not in line for line in headers), headers
     # the component list still counts its cards
     assert any(count in line for line in _lines(texts, "ohanatsumi", "ja"))
+
+
+@pytest.mark.parametrize("lang,inner", [("ja", ["（1）依頼に成功し", "（2）依頼に失敗した"]),
+                                        ("en", ["a.Playerswhosucceeded", "b.Playerswhofailed"])])
+def test_a_nested_numbered_list_numbers_its_inner_level_in_another_style(texts, lang, inner):
+    """Issue 27: ohanatsumi's clean-up step 1 and its three sub-steps were all numbered 1./2./3."""
+    flat = squash("".join(texts["ohanatsumi", lang]))
+    for marker in inner:
+        assert marker in flat
+    assert squash("1.依頼に成功し" if lang == "ja" else "1.Players who succeeded") not in flat
+
+
+def test_number_markers_by_level():
+    from cardgen.render.documents.rulebook import number_marker
+
+    assert [number_marker("3.", level, "ja") for level in range(3)] == ["3.", "（3）", "③"]
+    assert [number_marker("3.", level, "en") for level in range(3)] == ["3.", "c.", "iii."]
+    assert number_marker("3)", 0, "en") == "3)"

@@ -179,7 +179,7 @@ class Directives:
             "card_table": lambda **kw: b.directive(lambda: b.card_table(**kw)),
             "card_details": lambda **kw: b.directive(lambda: b.card_details(**kw)),
             "decisions": lambda: b.directive(b.decisions_list),
-            "decision": lambda did: b.directive(lambda: b.decision_box(did)),
+            "decision": b.inline_decision,
             "figure": lambda fig, **kw: b.directive(lambda: b.figure(fig, **kw)),
             "play_area_diagram": lambda **kw: b.directive(lambda: b.figure("play_area", **kw)),
             "setup_figure": lambda **kw: b.directive(lambda: b.figure("setup", **kw)),
@@ -352,6 +352,12 @@ class Directives:
         self.keys += 1
         return [PageBreak(), _TocMark(title, 1, f"h{self.keys}"), *content]
 
+    def inline_decision(self, did: str) -> str:
+        """`{{ decision('id') }}`: the ruling printed where the text calls it (and not in the list)."""
+        if did not in self.inline_decisions:
+            self.inline_decisions.append(did)
+        return self.directive(lambda: self.decision_box(did))
+
     def decision_box(self, did: str) -> list[Flowable]:
         d = next((d for d in self.game.decisions if d.id == did), None)
         if d is None:
@@ -383,8 +389,12 @@ class Directives:
             return []
         # not naming `source:`: it is the project's file name for the rules, meaningless on paper
         intro = self.labels["decisions_intro"]
+        rest = sorted((d for d in self.game.decisions if d.id not in self.inline_decisions),
+                      key=lambda d: self.decision_numbers[d.id])
+        if not rest:  # every ruling stands with the rule it concerns
+            return []
         out: list[Flowable] = [TextBlock(intro, self.lang, self.ts("body", space_after=4))]
-        out.append(self._decision_table(self.game.decisions))
+        out.append(self._decision_table(rest))
         return out
 
     def figures(self) -> dict:
