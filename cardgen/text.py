@@ -161,7 +161,7 @@ def _script(ch: str) -> str:
     o = ord(ch)
     if 0x3041 <= o <= 0x309F:
         return "hiragana"
-    if ch in "・･":  # in the katakana block, but punctuation (cl-05): it separates words, never joins them
+    if ch in "・･":  # in the katakana block, but punctuation (cl-05): between words of a list it separates
         return "other"
     if 0x30A0 <= o <= 0x30FF or 0xFF66 <= o <= 0xFF9F or ch == "ー":
         return "katakana"
@@ -244,6 +244,9 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
     n = len(text)
     phrases = phrase_boundaries(text)
     kinds = [_kind(ch) for ch in text]  # each character's script, worked out once
+    for i in range(1, n - 1):  # アクション・ポイント: a dot inside a katakana word joins it (a list's dot does not)
+        if text[i] in "・･" and kinds[i - 1] == kinds[i + 1] == "katakana":
+            kinds[i] = "katakana"
     inside = [False] * (n + 1)
     for i in range(1, n):
         a, b = kinds[i - 1], kinds[i]

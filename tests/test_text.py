@@ -324,3 +324,12 @@ def test_a_document_paragraph_does_not_end_on_a_character_or_two():
         last = text[spans[-1].start:spans[-1].end]
         assert len(spans) == 1 or len(last) >= 4, (n, [text[s.start:s.end] for s in spans])
         assert not any(text[s.start:s.end].endswith("名声") for s in spans)  # 名声|6: the number stays with its noun
+
+
+def test_a_dot_inside_a_katakana_word_joins_it_and_a_list_dot_separates():
+    """「アクション・ポイント」 is one word; in 「ボスイベント・尿意ノルマ・確定報酬」 the dots are a list's."""
+    word = "あなたは2アクション・ポイントを得る。"
+    for n in range(12, 19):  # wide enough for 「2アクション・ポイント」 (11 em) on a line of its own
+        assert not any(line.endswith("アクション・") for line in break_lines(word, GOTHIC, SIZE, em(n), "ja"))
+    listed = "表は共通、裏（ボスイベント・尿意ノルマ・確定報酬）は1枚ごとに違う。"
+    assert any(line.endswith("ボスイベント・") for n in range(12, 22) for line in break_lines(listed, GOTHIC, SIZE, em(n), "ja"))
