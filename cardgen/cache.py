@@ -6,8 +6,8 @@ rebuild redraws only what changed.
 (beside the game's outputs, not among them: OUT/<game>/ holds only what a build writes, and a
 build that fails writes nothing there)
 
-A key is a SHA-256 of the inputs an output reads (`Keys`): for a face, its card type's data
-(a face's text size is shared by every card of its type), side, language, pixel size, bleed,
+A key is a SHA-256 of the inputs an output reads (`Keys`): for a face, its card's data and the
+sizes its texts are set at (shared with the other cards a text box is drawn on), side, language, pixel size, bleed,
 dpi, the game's files other than its card list and rules, the bundled templates and fonts,
 and cardgen's own code; for a whole document, the files it reads.  The cache is bounded
 (`MAX_BYTES`, oldest entries go first) and untrusted: an entry that is not a regular file,
@@ -359,21 +359,29 @@ class Keys:
         self.files = digest(self.code, files)  # everything but the card list
         self.face_files = digest(self.code, face_files)
         self.cards = digest([(c.id, c.type_id, c.copy, c.name, c.fields) for c in game.cards], game.card_types)
-        self._types: dict[str, str] = {}
-        self._type_of = {c.id: c.type_id for c in game.cards}
+        self._card = {c.id: c for c in game.cards}
+        self._type_entry = {t.id: t for t in game.card_types}
 
-    def _type(self, type_id: str) -> str:
-        if type_id not in self._types:
-            cards = [(c.id, c.copy, c.name, c.fields) for c in self.game.cards if c.type_id == type_id]  # once per type
-            entry = next((t for t in self.game.card_types if t.id == type_id), None)
-            self._types[type_id] = digest(type_id, entry, cards)
-        return self._types[type_id]
+    def _own(self, card_id: str, side: str, card_size, lang: str) -> Any:
+        """What a face's drawing reads of the card list: its own card and type, and the sizes its
+        text boxes are set at (a box's size is shared by every card it is drawn on, so another
+        card's longer text can shrink this face: the sizes say so without keying on them all)."""
+        from .errors import DataError
+        from .render.cards.card import text_sizes
+
+        card = self._card[card_id]
+        try:
+            sizes: Any = text_sizes(self.game, card, side, lang, tuple(card_size))
+        except (DataError, KeyError, ValueError, TypeError):
+            sizes = None  # drawing the face reports the problem where it belongs
+        return (card.id, card.type_id, card.copy, card.name, card.fields, self._type_entry.get(card.type_id),
+                self.game.total, sizes)
 
     def face(self, card_id: str, side: str, group: str | None, card_size, bleed: float, lang: str, cmyk: bool) -> str:
-        """A face's drawing: its card type's data (a text's size is shared across the type), the
-        layout and other files, and the page it is drawn on (size, bleed, language, colour).
-        A shared back (`group`, see card.back_group) is the same for every card of its group."""
-        card = ("shared back", group) if side == "back" and group is not None else (self._type(self._type_of[card_id]), card_id)
+        """A face's drawing: its own card, the sizes its texts are set at, the layout and other
+        files, and the page it is drawn on (size, bleed, language, colour). A shared back
+        (`group`, see card.back_group) is the same for every card of its group."""
+        card = ("shared back", group) if side == "back" and group is not None else self._own(card_id, side, card_size, lang)
         return digest("face", self.face_files, card, side, list(card_size), bleed, lang, cmyk, self.options.corner_index)
 
     def deck(self, kind: str) -> str:

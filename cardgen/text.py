@@ -2,7 +2,8 @@
 
 Japanese text breaks at any boundary JIS X 4051 kinsoku allows (no line starts with a closing
 bracket, punctuation, a small kana, an iteration or prolonged-sound mark; no line ends with an
-opening bracket; never inside a run of Latin letters or digits), choosing BudouX phrase boundaries
+opening bracket; never inside a run of Latin letters or digits, nor inside a group of numbers
+such as 「（4・5）」), choosing BudouX phrase boundaries
 (Google's phrase segmenter) over others and keeping compounds whole unless the line would be left
 far short (see "the line breaker" below). English text wraps at spaces and hyphenates a word at a
 point pyphen allows. An explicit "\\n" always breaks. `stretch_points` says where a Japanese line
@@ -137,12 +138,31 @@ def kinsoku_ok(text: str, i: int) -> bool:
     return True
 
 
+#: What joins two numbers into one group a line must not split: 「（4・5）」「3～5」「1/2」「10：30」.
+_NUMBER_JOINERS = frozenset("・･：:～〜/／,，.．×＋+-−‐–")
+
+
+def in_number_group(text: str, i: int) -> bool:
+    """Whether a break between text[i-1] and text[i] would split a group of numbers: between two
+    digits (full-width too), or either side of a joiner that has a digit on both sides (「（4・|5）」)."""
+    if i <= 0 or i >= len(text):
+        return False
+    before, after = text[i - 1], text[i]
+    if before.isdigit() and after.isdigit():
+        return True
+    if before in _NUMBER_JOINERS and after.isdigit() and i >= 2 and text[i - 2].isdigit():
+        return True
+    return after in _NUMBER_JOINERS and before.isdigit() and i + 1 < len(text) and text[i + 1].isdigit()
+
+
 def _script(ch: str) -> str:
     if is_icon(ch):
         return "kanji"  # an inline icon breaks like an ideograph
     o = ord(ch)
     if 0x3041 <= o <= 0x309F:
         return "hiragana"
+    if ch in "・･":  # in the katakana block, but punctuation (cl-05): between words of a list it separates
+        return "other"
     if 0x30A0 <= o <= 0x30FF or 0xFF66 <= o <= 0xFF9F or ch == "ー":
         return "katakana"
     if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or ch in "々〆ヶ":
@@ -186,6 +206,9 @@ _OKURIGANA_COST = 5.0
 _COMPOUND_COST = 6.0
 _KNOWN_WORD_COST = 10.0
 _SHORTFALL_COST = 1.0   # per em, in a justified line
+#: A document paragraph's last line of fewer letters than this costs as much as a line 5 em short.
+_SHORT_LAST_LINE = 4
+_SHORT_LAST_LINE_COST = 5.0
 _RAGGED_SHORTFALL_COST = 0.25  # per em, in a ragged line (a card's text): phrases matter more
 #: Single kana that join two kanji as a particle (a word boundary), not as okurigana (捨て札).
 _PARTICLES = frozenset("のをにがはでともへやか")
@@ -221,6 +244,9 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
     n = len(text)
     phrases = phrase_boundaries(text)
     kinds = [_kind(ch) for ch in text]  # each character's script, worked out once
+    for i in range(1, n - 1):  # アクション・ポイント: a dot inside a katakana word joins it (a list's dot does not)
+        if text[i] in "・･" and kinds[i - 1] == kinds[i + 1] == "katakana":
+            kinds[i] = "katakana"
     inside = [False] * (n + 1)
     for i in range(1, n):
         a, b = kinds[i - 1], kinds[i]
@@ -246,15 +272,19 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
-        if not kinsoku_ok(text, i):
+        if not kinsoku_ok(text, i) or in_number_group(text, i):
             continue
         before, after = text[i - 1], text[i]
         if _is_latin_word_char(before) and _is_latin_word_char(after):
             continue
-        if i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
+        if i in phrases and _repeats(text, phrases, i):
+            cost = _COMPOUND_COST  # 気が|気でない, 日に|日に: a doubled phrase is one expression
+        elif i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
         elif kinds[i - 1] == "kanji" and kinds[i] == "hiragana" and after not in _PARTICLES:
             cost = _OKURIGANA_COST
+        elif kinds[i - 1] == "kanji" and after.isdigit():
+            cost = _OTHER_COST + _SCRIPT_COST  # 名声|6: a number read with the noun before it
         elif kinds[i - 1] != kinds[i]:
             cost = _SCRIPT_COST
         else:
@@ -264,9 +294,23 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
     return tuple(costs)
 
 
+def _repeats(text: str, phrases: frozenset[int], i: int) -> bool:
+    """Whether the short phrase ending at i starts with the kanji the next one starts with (気が|気でない)."""
+    start = max((b for b in phrases if b < i), default=0)
+    return i - start <= 3 and _script(text[i]) == "kanji" and text[start] == text[i]
+
+
+def _letters(text: str, a: int, b: int) -> int:
+    """How many characters of text[a:b] are not punctuation or brackets."""
+    return sum(1 for ch in text[a:b] if ch not in NO_LINE_START and ch not in NO_LINE_END and ch not in _SPACES)
+
+
 def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float,
               compounds: frozenset[str], shortfall_cost: float) -> list[LineSpan]:
     n = len(text)
+    # a filled measure (a document's) keeps a paragraph's last line from being a mere character
+    # or two; a card's ragged box, which must not grow a line, is left as its phrases fall
+    last_line_cost = _SHORT_LAST_LINE_COST if shortfall_cost >= _SHORTFALL_COST else 0.0
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
@@ -301,6 +345,8 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
             if cost is None:
                 continue
             score = cost + shortfall_cost * (width - span(start, i)) / em
+            if last_line_cost and span(i, n) <= width + _EPS and _letters(text, i, n) < _SHORT_LAST_LINE:
+                score += last_line_cost  # the rest would be a last line of a character or two: 「獲得。」
             if score < best_score - _EPS:
                 best, best_score = i, score
         brk = best if best is not None else end  # not even a kinsoku-legal break fits: force one
@@ -351,7 +397,7 @@ def _latin_words(text: str) -> list[tuple[int, int]]:
 
 
 def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
-                 hyphenate: bool, em: float) -> list[LineSpan]:
+                 hyphenate: bool, em: float, balanced: bool = False) -> list[LineSpan]:
     hyphenate = hyphenate and width >= _HYPHENATE_MIN_MEASURE * em
     prefix = [0.0]
     for w in widths:
@@ -399,7 +445,87 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
         line_start = None
     if line_start is not None:
         out.append(LineSpan(base + line_start, base + line_end))
-    return out
+    return _balanced_spans(text, base, prefix, width, out) if balanced else out
+
+
+#: A balanced block's last line of one word (a runt, "Gain 2 / fame.") costs more than any
+#: raggedness can: it is set only when no other break gives the same number of lines.
+_RUNT_COST = 1000.0
+#: What a break costs besides the raggedness it makes: nothing after a sentence, a little after
+#: a comma, more inside a clause, most between a number or an article and the word it belongs
+#: to ("Gain 5 / fame", "a / hug"), so
+#: that of two near-equal settings the one that breaks where a reader pauses wins (a quarter
+#: of the width left empty costs 0.0625).
+_SENTENCE_BREAK_COST = 0.0
+_CLAUSE_BREAK_COST = 0.03
+_WORD_BREAK_COST = 0.08
+_BOUND_BREAK_COST = 0.2
+_sentence_end = re.compile(r"[.!?…][\"'’”)]*$").search
+_clause_end = re.compile(r"[,;:–—][\"'’”)]*$").search
+_has_space = re.compile("[ \t]").search
+_bound = re.compile(r"[+\-−]?\d+%?|[Aa]n?|[Tt]he").fullmatch
+
+
+def _break_cost(word: str) -> float:
+    """What a line break after `word` costs (see above)."""
+    if _bound(word):
+        return _BOUND_BREAK_COST
+    if _sentence_end(word):
+        return _SENTENCE_BREAK_COST
+    if _clause_end(word):
+        return _CLAUSE_BREAK_COST
+    return _WORD_BREAK_COST
+
+
+def _balanced_spans(text: str, base: int, prefix: list[float], width: float,
+                    greedy: list[LineSpan]) -> list[LineSpan]:
+    """`greedy`'s lines re-broken at spaces into the same number of lines, as even as they can be
+    (the least sum of each line's squared shortfall as a fraction of the width, the last line's
+    too, as CSS's text-wrap: balance does for short blocks), with no one-word last line where
+    another break exists, and breaking where a reader pauses rather than after "a" or "5".
+    Same lines, same width: a text that fitted at a size still fits. A paragraph the greedy pass
+    had to break inside a word (no space to break at) is left as it is."""
+    n = len(greedy)
+    words = _latin_words(text)
+    starts = {a + base for a, _ in words}
+    ends = {b + base for _, b in words}
+    if n < 2 or any(s.hyphen or s.start not in starts or s.end not in ends for s in greedy):
+        return greedy
+    m = len(words)
+
+    def line_cost(i: int, j: int, last: bool) -> float | None:
+        """Words i..j-1 as one line: None when they do not fit."""
+        used = prefix[words[j - 1][1]] - prefix[words[i][0]]
+        if used > width + _EPS:
+            return None
+        short = (width - used) / width
+        cost = short * short
+        if last and not _has_space(text[words[i][0]:words[j - 1][1]]):
+            cost += _RUNT_COST
+        if not last:
+            cost += _break_cost(text[words[j - 1][0]:words[j - 1][1]])
+        return cost
+
+    # best[k][j]: the cheapest way to set words 0..j-1 on k lines, and where its last line begins
+    best: list[dict[int, tuple[float, int]]] = [{0: (0.0, -1)}]
+    for k in range(1, n + 1):
+        row: dict[int, tuple[float, int]] = {}
+        last = k == n
+        for j in ([m] if last else range(k, m)):
+            for i, (cost, _) in best[k - 1].items():
+                if i >= j:
+                    continue
+                line = line_cost(i, j, last)
+                if line is not None and (j not in row or cost + line < row[j][0] - _EPS):
+                    row[j] = (cost + line, i)
+        best.append(row)
+    if m not in best[n]:
+        return greedy
+    cuts = [m]
+    for k in range(n, 0, -1):
+        cuts.append(best[k][cuts[-1]][1])
+    cuts.reverse()
+    return [LineSpan(base + words[cuts[k]][0], base + words[cuts[k + 1] - 1][1]) for k in range(n)]
 
 
 def _hyphen_cut(text: str, a: int, b: int, prefix: list[float], line_left: float, width: float,
@@ -414,14 +540,16 @@ def _hyphen_cut(text: str, a: int, b: int, prefix: list[float], line_left: float
 
 def break_spans(text: str, widths: list[float], width: float, lang: str, em: float,
                 hyphen_width: float = 0.0, compounds: frozenset[str] = frozenset(),
-                justified: bool = False, hyphenate: bool = True) -> list[LineSpan]:
+                justified: bool = False, hyphenate: bool = True, balanced: bool = False) -> list[LineSpan]:
     """Break `text` (with `widths[i]` the advance of text[i]) into lines no wider than `width`.
 
     `lang` "ja" breaks the Japanese way (above), anything else the Latin way; `em` is the type
     size (the unit of a Japanese line's shortfall); `hyphen_width` the width of the hyphen a
     broken English word gets; `compounds` words a Japanese line must not split (a game's terms);
     `justified` for lines that will be spaced out to the full width (they should come out full);
-    `hyphenate` False hyphenates only a word longer than a whole line (a card's short text).
+    `hyphenate` False hyphenates only a word longer than a whole line (a card's short text);
+    `balanced` evens out a Latin paragraph's lines (as many as the greedy fill makes) and keeps
+    a word company on its last line where a break allows (a card's text box, a caption).
     An explicit "\\n" always breaks; an empty paragraph gives an empty line.
     """
     out: list[LineSpan] = []
@@ -432,7 +560,7 @@ def break_spans(text: str, widths: list[float], width: float, lang: str, em: flo
             lines = _ja_spans(para, pos, ws, width, em, compounds,
                               _SHORTFALL_COST if justified else _RAGGED_SHORTFALL_COST)
         else:
-            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em)
+            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em, balanced)
         lines = lines or [LineSpan(pos, pos)]
         lines[-1] = LineSpan(lines[-1].start, lines[-1].end, lines[-1].hyphen, True)
         out.extend(lines)
@@ -445,6 +573,76 @@ def stretch_points(text: str, start: int, end: int) -> list[int]:
     end) except inside a run of Latin letters or digits (JIS X 4051 never spaces out a word)."""
     return [k for k in range(start + 1, end)
             if not (_is_latin_word_char(text[k - 1]) and _is_latin_word_char(text[k]))]
+
+
+# --- typographic punctuation ----------------------------------------------------------------
+# English text is typed with typewriter marks; a typesetter sets ' as ’ (or ‘ opening a quote),
+# "..." as “...”, three dots as …, and a spaced hyphen as a spaced en dash. This happens here,
+# once, on the text a template produced (so never inside template syntax, and ids hold none of
+# these marks), for every block the line breaker sets. A mark is used only where the font draws
+# it as Latin punctuation: IPAex's curly quotes and ellipsis are full-width Japanese forms (one em
+# wide, the ellipsis at mid-height), so with IPAex only the dash changes; with a Latin face
+# (a game's own font) every mark does.
+
+_OPEN_BEFORE = frozenset(" \t\n([{‘“–—/")
+#: Wider than this (in em) a quote or ellipsis is a Japanese full-width form, not Latin punctuation.
+_LATIN_MARK_EM = 0.7
+
+
+def _latin_mark(ch: str, font_name: str) -> bool:
+    """Whether `font_name` has `ch` and sets it narrower than a full-width form."""
+    widths = getattr(getattr(pdfmetrics.getFont(font_name), "face", None), "charWidths", None)
+    has = ord(ch) in widths if isinstance(widths, dict) else True  # a standard font: its encoding has them
+    return has and _unit_width(ch, font_name) < _LATIN_MARK_EM
+
+
+def _typographic_chars(text: str, font_name: str) -> list[str]:
+    """What each character of `text` is set as (a dot or hyphen folded into the mark before it: "")."""
+    out = list(text)
+    n = len(text)
+    # a face that sets quotes as Latin marks sets its ellipsis on the baseline too (IPAex does neither)
+    quotes = ellipsis = all(_latin_mark(mark, font_name) for mark in "‘’“”")
+    i = 0
+    while i < n:
+        ch = text[i]
+        before = text[i - 1] if i else "\n"
+        after = text[i + 1] if i + 1 < n else "\n"
+        if ch == "'" and quotes:
+            opening = before in _OPEN_BEFORE and not after.isdigit()  # '90s is an apostrophe
+            out[i] = "‘" if opening else "’"
+        elif ch == '"' and quotes:
+            out[i] = "“" if before in _OPEN_BEFORE else "”"
+        elif ch == "." and ellipsis and text[i:i + 3] == "..." and before != "." and text[i + 3:i + 4] != ".":
+            out[i:i + 3] = ["…", "", ""]
+            i += 3
+            continue
+        elif ch == "-" and before in " \t" and (after in " \t" or (after == "-" and text[i + 2:i + 3] in (" ", "\t"))):
+            if after == "-":  # " -- " is the same dash typed twice
+                out[i + 1] = ""
+            out[i] = "–"
+        i += 1
+    return out
+
+
+def typographic(text: str, lang: str, font_name: str) -> str:
+    """`text` with English typewriter punctuation set typographically (see above); other languages as they are."""
+    if lang != "en" or not any(mark in text for mark in "'\".-"):
+        return text
+    return "".join(_typographic_chars(text, font_name))
+
+
+def typographic_runs(pieces: list[tuple[str, object]], lang: str, font_name: str) -> list[tuple[str, object]]:
+    """`typographic` over a paragraph split into (text, style) pieces: quotes open and close by
+    the characters around them whichever piece those are in; each piece keeps its style."""
+    whole = "".join(t for t, _ in pieces)
+    if lang != "en" or not any(mark in whole for mark in "'\".-"):
+        return pieces
+    chars = _typographic_chars(whole, font_name)
+    out, at = [], 0
+    for t, style in pieces:
+        out.append(("".join(chars[at:at + len(t)]), style))
+        at += len(t)
+    return out
 
 
 # --- public API --------------------------------------------------------------------------------
@@ -464,9 +662,9 @@ def break_lines(text: str, font_name: str, size: float, width_pt: float, lang: s
 @lru_cache(maxsize=16384)
 def _break_lines_cached(text: str, font_name: str, size: float, width: float, lang: str,
                         hyphenate: bool = False) -> tuple[str, ...]:
-    text = text.replace("\r\n", "\n")
+    text = typographic(text.replace("\r\n", "\n"), lang, font_name)
     spans = break_spans(text, _widths(text, font_name, size), width, lang, size,
-                        _unit_width("-", font_name) * size, hyphenate=hyphenate)
+                        _unit_width("-", font_name) * size, hyphenate=hyphenate, balanced=True)
     return tuple(text[s.start:s.end] + ("-" if s.hyphen else "") for s in spans)
 
 

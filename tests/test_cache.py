@@ -157,3 +157,26 @@ def test_digest_of_plain_values_equals_the_general_encoding():
         general = json.dumps([stable(p) for p in parts], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         assert digest(*parts) == hashlib.sha256(general.encode("utf-8")).hexdigest()
     assert digest("a", 1) != digest("a", "1") != digest(["a", 1])
+
+
+def test_a_longer_text_that_shrinks_its_siblings_redraws_them(alice):
+    """A box's size is shared by every card it is drawn on (issue 27): when one Alice card's event
+    text grows, the other Alice cards' events shrink with it, so their faces' keys change too (in
+    the same process, as under `cardgen watch`); a card in another set keeps its key."""
+    from cardgen.cache import Keys
+
+    def keys() -> dict[str, str]:
+        game = load_game(str(alice))
+        made = Keys(game, make_options(out=alice.parent / "out", outputs=("png",)))
+        return {card_id: made.face(card_id, "front", None, (63.5, 88.9), 3.175, "ja", False) for card_id in ("AL01", "AL02", "AL06")}
+
+    before = keys()
+    cards = alice / "cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    old = "捜査記録にある、赤の捜査カードをすべて捨て札にする。"
+    assert old in text
+    cards.write_text(text.replace(old, old * 3), encoding="utf-8")
+    after = keys()
+    assert after["AL01"] != before["AL01"]
+    assert after["AL02"] != before["AL02"]  # its own text unchanged, its event box smaller
+    assert after["AL06"] == before["AL06"]  # an investigation card: another layout entry

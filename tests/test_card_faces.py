@@ -436,3 +436,59 @@ def test_a_types_cards_shrink_together(game_id, monkeypatch):
     assert sizes
     for key, per_card in sizes.items():
         assert len(set(per_card.values())) == 1, f"{key}: {per_card}"
+
+
+def _avoidable(words: list[str], lines: int, width: float, font: str, size: float) -> bool:
+    """Whether `words` can be set on `lines` lines of `width` with two or more on the last."""
+    from cardgen.text import text_width
+
+    if len(words) < 2 or text_width(" ".join(words[-2:]), font, size) > width + 1e-6:
+        return False
+    count, line = 1, ""  # the rest, filled greedily (the fewest lines it can take)
+    for word in words[:-2]:
+        if line and text_width(f"{line} {word}", font, size) > width + 1e-6:
+            count, line = count + 1, word
+        else:
+            line = f"{line} {word}" if line else word
+    return count + (1 if line else 0) <= lines
+
+
+def test_no_english_card_face_ends_a_paragraph_on_one_word_where_another_break_exists(games):
+    """Issue 27: "Gain 2 / fame." The boxes are set by the renderer's own code, without drawing."""
+    from cardgen.render.cards.card import set_texts
+    from cardgen.text import break_lines
+
+    runts, faces_seen = [], set()
+    for game_id in GAMES:
+        for box in set_texts(games[game_id], "en"):
+            faces_seen.add((game_id, box.card_id, box.side))
+            size = box.fitted.size
+            paragraphs = [break_lines(p, box.font, size, box.width, "en") for p in box.text.split("\n")]
+            assert [line for p in paragraphs for line in p] == list(box.fitted.lines)  # as printed
+            for lines in paragraphs:
+                words = " ".join(lines).split()
+                if len(lines) >= 2 and len(lines[-1].split()) == 1 and _avoidable(words, len(lines), box.width, box.font, size):
+                    runts.append(f"{box.card_id} {box.side} {box.box}: {' / '.join(lines)}")
+    assert len(faces_seen) > 250
+    assert runts == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_box_reads_at_one_size_on_every_card_it_is_drawn_on(games, lang):
+    """Issue 27: OH001's success text at 8.5 pt beside OH007's at 7.5 pt. A box of a layout entry
+    (all quests, all events) shrinks as a set: the size that fits every card's text."""
+    from cardgen.render.cards.card import set_texts
+
+    sizes: dict = {}
+    for game_id in GAMES:
+        game = games[game_id]
+        layout = get_layout(game)
+        entry_of = {card.id: layout.entries.index(layout.entry_for(card)) for card in game.cards}
+        for box in set_texts(game, lang):
+            key = (game_id, entry_of[box.card_id], box.side, box.box)
+            sizes.setdefault(key, {})[box.card_id] = box.fitted.size
+    assert len(sizes) > 40
+    mixed = {key: sorted(set(per_card.values())) for key, per_card in sizes.items() if len(set(per_card.values())) > 1}
+    assert mixed == {}
+    quests = sizes[next(key for key in sizes if key[0] == "ohanatsumi" and key[3] == "success_text")]
+    assert len(quests) == 20  # every quest card, across its five types

@@ -104,3 +104,17 @@ def test_a_font_file_over_the_limit_is_refused(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, ["check", str(folder), "--no-simulate"])
     assert result.exit_code == 1
     assert "a font file may be at most" in result.output
+
+
+def test_english_punctuation_is_set_typographically_in_a_latin_face(tmp_path):
+    """Issue 27: ' " ... and a spaced hyphen print as ’ “ ” … and – with the game's Latin font,
+    read back from the card PDF (set after the template ran, so its own syntax is never touched)."""
+    folder = _game_with_font(tmp_path, "serif", DEJAVU.read_bytes())
+    cards = folder / "cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    cards.write_text(text.replace("name: {ja: 青, en: Blue}", """name: {ja: 青, en: "The King's \\"Blue\\"... - rest"}"""), encoding="utf-8")
+    game = load_game(str(folder))
+    pdf = printshop_pdf(game, faces(game), (63.5, 88.9), 3.175, "en", [], None)
+    printed = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(io.BytesIO(pdf)).pages)
+    assert "The King’s “Blue”… – rest" in printed, printed
+    assert "'" not in printed and '"' not in printed and "..." not in printed

@@ -221,3 +221,48 @@ def test_a_japanese_quotation_in_english_text_breaks_by_kinsoku():
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
     assert all(text_width(line, mincho, 8.5) <= 150 + 1e-6 for line in lines)
     assert not any(line[0] in "、。」" for line in lines[1:])
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_ruling_body_starts_at_one_indent(books, game_id):
+    """Issue 27: ruling D10's body started further right than D3's (its label is wider); one
+    indent for the book, read from the characters' positions."""
+    label = re.compile(r"裁定 ?D\d+$")
+    starts: dict[str, float] = {}
+    pdf = pdfium.PdfDocument(books[game_id, "ja"])
+    for number in range(len(pdf)):
+        textpage = pdf[number].get_textpage()
+        seen, right = "", 0.0
+        for i in range(textpage.count_chars()):
+            ch = textpage.get_text_range(i, 1)
+            if ch in " \r\n" or pdfium_raw.FPDFText_IsGenerated(textpage.raw, i) == 1:
+                continue
+            box = textpage.get_charbox(i, loose=True)
+            match = label.search(seen)
+            if match and box[0] - right > 3:  # the first character past the label's column: the body's start
+                starts[f"p{number + 1} {match.group(0)}"] = round(box[0], 1)
+            seen, right = (seen + ch)[-12:], box[2]
+    assert len(starts) >= len(load_game(game_id).decisions)
+    assert len(set(starts.values())) == 1, starts
+
+
+def test_a_figure_tag_covers_no_text_of_its_card(books):
+    """Issue 27: the tags 開いた/次に開く sat on the cards' titles in ohanatsumi's figure."""
+    pdf = pdfium.PdfDocument(books["ohanatsumi", "ja"])
+    found = 0
+    for number in range(len(pdf)):
+        textpage = pdf[number].get_textpage()
+        chars = [(textpage.get_text_range(i, 1), textpage.get_charbox(i, loose=True)) for i in range(textpage.count_chars())]
+        text = "".join(ch for ch, _ in chars)
+        for tag in ("開いた", "次に開く"):
+            for match in re.finditer(tag, text):
+                boxes = [box for _, box in chars[match.start():match.end()]]
+                if boxes[0][3] - boxes[0][1] > 7:  # body text mentioning the word, not a tag
+                    continue
+                found += 1
+                x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+                x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+                under = [ch for k, (ch, b) in enumerate(chars) if not match.start() <= k < match.end() and ch.strip()
+                         and b[0] < x1 - 0.2 and b[2] > x0 + 0.2 and b[1] < y1 - 0.2 and b[3] > y0 + 0.2]
+                assert under == [], (tag, under)
+    assert found >= 2

@@ -82,9 +82,17 @@ def test_every_decision_is_printed_and_marked(texts, game_id, lang):
     assert game.decisions, game_id
     flat = squash("".join(texts[game_id, lang]))
     label = words.word("rulebook.decision", lang)
-    for number, decision in enumerate(game.decisions, 1):
+    for decision in game.decisions:
         assert squash(decision.text.get(lang)) in flat, f"{game_id}/{lang}: decision {decision.id} missing"
-        assert squash(f"{label} D{number}") in flat, f"{game_id}/{lang}: decision {decision.id} not marked"
+    # issue 27: each ruling in one place (where the text sets it, else in the list), numbered in reading order
+    printed = []  # (where, number) of each label followed by its ruling's text
+    for decision in game.decisions:
+        found = [(m.start(), int(m.group(1))) for m in
+                 re.finditer(re.escape(squash(label)) + r"D(\d+)" + re.escape(squash(decision.text.get(lang))[:40]), flat)]
+        assert len(found) == 1, f"{game_id}/{lang}: decision {decision.id} printed {len(found)} times"
+        printed += found
+    numbers = [n for _, n in sorted(printed)]
+    assert numbers == list(range(1, len(game.decisions) + 1)), f"{game_id}/{lang}: rulings as printed: {numbers}"
 
 
 @pytest.mark.parametrize("game_id,lang", BOOKS)
@@ -290,3 +298,43 @@ def test_unknown_inline_icon_is_a_data_error_at_its_line(tmp_path):
     with pytest.raises(DataError, match="nosuchicon") as info:
         build_rulebook(load_game(folder), "en")
     assert "rules.en.md:5:" in str(info.value)
+
+
+def _lines(texts, game_id, lang) -> list[str]:
+    return [line for page in texts[game_id, lang] for line in page.splitlines()]
+
+
+def test_japanese_lines_keep_number_groups_and_doubled_phrases_whole(texts):
+    """Issue 27: 「（4・|5）」 and 「気が|気でない」 split across lines in ohanatsumi's book."""
+    lines = _lines(texts, "ohanatsumi", "ja")
+    assert any("（4・5）" in line for line in lines)
+    split = [line for game_id in GAMES for line in _lines(texts, game_id, "ja") if re.search(r"\d[・～：]$", line.rstrip())]
+    assert split == []
+    assert any("気が気でない" in line for line in lines)
+
+
+def test_a_card_table_of_single_cards_has_no_count_column(texts):
+    """ohanatsumi's quest table has one row per card (each its own back): a column of 1s is left out."""
+    count = words.word("rulebook.count", "ja")
+    headers = [line for line in _lines(texts, "ohanatsumi", "ja") if "尿意ノルマ" in line and "ボスイベント" in line]
+    assert headers and all(count not in line for line in headers), headers
+    # the component list still counts its cards
+    assert any(count in line for line in _lines(texts, "ohanatsumi", "ja"))
+
+
+@pytest.mark.parametrize("lang,inner", [("ja", ["（1）依頼に成功し", "（2）依頼に失敗した"]),
+                                        ("en", ["a.Playerswhosucceeded", "b.Playerswhofailed"])])
+def test_a_nested_numbered_list_numbers_its_inner_level_in_another_style(texts, lang, inner):
+    """Issue 27: ohanatsumi's clean-up step 1 and its three sub-steps were all numbered 1./2./3."""
+    flat = squash("".join(texts["ohanatsumi", lang]))
+    for marker in inner:
+        assert marker in flat
+    assert squash("1.依頼に成功し" if lang == "ja" else "1.Players who succeeded") not in flat
+
+
+def test_number_markers_by_level():
+    from cardgen.render.documents.rulebook import number_marker
+
+    assert [number_marker("3.", level, "ja") for level in range(3)] == ["3.", "（3）", "③"]
+    assert [number_marker("3.", level, "en") for level in range(3)] == ["3.", "c.", "iii."]
+    assert number_marker("3)", 0, "en") == "3)"

@@ -141,16 +141,60 @@ def test_explicit_newline_forces_a_break():
 
 # --- English ----------------------------------------------------------------------------------
 
-def test_english_wraps_at_spaces():
+def greedy_line_count(text: str, width: float, size: float = SIZE) -> int:
+    """How many lines filling each line with as many words as fit makes (the fewest there can be)."""
+    count, line = 1, ""
+    for word in text.split(" "):
+        if line and stringWidth(f"{line} {word}", GOTHIC, size) > width:
+            count, line = count + 1, word
+        else:
+            line = f"{line} {word}" if line else word
+    return count
+
+
+def test_english_wraps_at_spaces_into_as_few_lines_as_a_greedy_fill():
     text = "Action > Choose a player (you may choose yourself). If that player has score cards, they choose one."
     width = 110
     lines = break_lines(text, GOTHIC, SIZE, width, "en")
     assert len(lines) > 2
     assert " ".join(lines) == text
     assert widths_ok(lines, width)
-    # greedy: the next word would not have fitted on the line before
-    for a, b in zip(lines, lines[1:]):
-        assert stringWidth(a + " " + b.split()[0], GOTHIC, SIZE) > width
+    assert len(lines) == greedy_line_count(text, width)
+
+
+# A card's text box: the greedy fill leaves "fame." alone on the last line.
+RUNT = "Half of it was weeds, but she took it anyway. Quest complete. Gain 2 fame."
+
+
+def test_a_paragraph_does_not_end_on_one_word_where_another_break_exists():
+    width = stringWidth("Half of it was weeds, but she took it", GOTHIC, SIZE) + 1
+    lines = break_lines(RUNT, GOTHIC, SIZE, width, "en")
+    assert " ".join(lines) == RUNT
+    assert widths_ok(lines, width)
+    assert len(lines) == greedy_line_count(RUNT, width) == 3  # no line more than the greedy fill
+    assert len(lines[-1].split()) >= 2, lines
+    assert not lines[0].endswith(" 2") and not any(line.endswith(" 2") for line in lines)  # "2 fame" kept together
+
+
+def test_lines_are_evened_out_and_break_where_a_reader_pauses():
+    text = "Got it! Quest complete. Gain 5 fame."
+    width = stringWidth("Got it! Quest complete. Gain 5", GOTHIC, SIZE) + 1
+    assert break_lines(text, GOTHIC, SIZE, width, "en") == ["Got it! Quest complete.", "Gain 5 fame."]
+
+
+def test_fitting_keeps_the_size_and_line_count_while_avoiding_the_runt():
+    width = stringWidth("Half of it was weeds, but she took it", GOTHIC, SIZE) + 1
+    fitted = fit_text(RUNT, GOTHIC, width, 3 * SIZE * 1.25, SIZE, 6, "en")
+    assert fitted.size == SIZE and len(fitted.lines) == 3 and not fitted.overflow
+    assert len(fitted.lines[-1].split()) >= 2
+
+
+def test_an_unavoidable_one_word_last_line_stays():
+    # each word fills a line alone: no other break exists
+    width = stringWidth("Extraordinary", GOTHIC, SIZE) + 1
+    assert break_lines("Extraordinary adventures", GOTHIC, SIZE, width, "en") == ["Extraordinary", "adventures"]
+    # each paragraph of an explicit "\n" is its own block
+    assert break_lines("Gain 2 fame.\nEek!", GOTHIC, SIZE, 500, "en") == ["Gain 2 fame.", "Eek!"]
 
 
 def test_a_word_longer_than_the_line_is_hyphenated_at_legal_points():
@@ -210,3 +254,82 @@ def test_fit_text_leading_ratio_is_used():
     fitted = fit_text("a\nb", GOTHIC, 100, 100, 10, 10, "en", leading_ratio=1.5)
     assert fitted.leading == 15
     assert fitted.lines == ("a", "b")
+
+
+# --- typographic punctuation --------------------------------------------------------------------
+
+def _latin_face() -> str:
+    import matplotlib
+    from pathlib import Path
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("TestDejaVuSerif", str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSerif.ttf")))
+    return "TestDejaVuSerif"
+
+
+TYPED = "It's \"late\"... - go 'now' -- in the '90s."
+
+
+def test_english_marks_are_set_typographically_where_the_face_has_latin_ones():
+    assert break_lines(TYPED, _latin_face(), SIZE, 500, "en") == ["It’s “late”… – go ‘now’ – in the ’90s."]
+
+
+def test_with_ipaex_only_the_dash_changes():
+    # IPAex's quotes and ellipsis are full-width Japanese forms: an apostrophe one em wide is worse than a straight one
+    assert break_lines(TYPED, GOTHIC, SIZE, 500, "en") == ["It's \"late\"... – go 'now' – in the '90s."]
+    assert fit_text(TYPED, GOTHIC, 500, 50, SIZE, 6, "en").lines == ("It's \"late\"... – go 'now' – in the '90s.",)
+
+
+def test_japanese_text_and_unspaced_hyphens_keep_their_marks():
+    assert break_lines(TYPED, _latin_face(), SIZE, 500, "ja") == [TYPED]
+    assert break_lines("rock-paper-scissors, -1, x -y", _latin_face(), SIZE, 500, "en") == ["rock-paper-scissors, -1, x -y"]
+
+
+def test_quotes_open_and_close_across_styled_pieces():
+    from cardgen.text import typographic_runs
+
+    pieces = [("Say \"", False), ("hi", True), ("\" and 'bye'...", False)]
+    assert typographic_runs(pieces, "en", _latin_face()) == [("Say “", False), ("hi", True), ("” and ‘bye’…", False)]
+
+
+# --- number groups (issue 27: 「（4・|5）」 split across lines) -----------------------------------
+
+@pytest.mark.parametrize("group", ["（4・5）", "（13・5）", "3～5", "１２", "10：30"])
+def test_a_japanese_line_never_splits_a_group_of_numbers(group):
+    text = f"ゴブリン退治{group}、古代遺跡の調査（5・5）、隊商の護衛{group}。"
+    for n in range(6, 16):  # every measure: wherever the line would fall, it falls outside the group
+        lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+        assert "".join(lines) == text
+        joined = "|".join(lines)
+        assert group in joined.replace("|", "") and joined.count(group) == 2, (n, lines)
+
+
+def test_a_doubled_phrase_stays_whole():
+    text = "卵にひびが！ 中から聞こえるコツコツという音に、気が気でない。"
+    assert budoux.load_default_japanese_parser().parse("気が気でない。") == ["気が", "気でない。"]  # BudouX splits it
+    for n in range(10, 30):
+        lines = break_lines(text, GOTHIC, SIZE, em(n), "ja")
+        assert "".join(lines) == text
+        assert any("気が気でない" in line for line in lines), (n, lines)
+
+
+def test_a_document_paragraph_does_not_end_on_a_character_or_two():
+    from cardgen.text import break_spans
+
+    text = "達成：気のいい竜だ。話せば判ってもらえた。依頼達成。名声6を獲得。"
+    widths = [stringWidth(ch, GOTHIC, SIZE) for ch in text]
+    for n in range(12, 30):
+        spans = break_spans(text, widths, em(n), "ja", SIZE, justified=True)
+        last = text[spans[-1].start:spans[-1].end]
+        assert len(spans) == 1 or len(last) >= 4, (n, [text[s.start:s.end] for s in spans])
+        assert not any(text[s.start:s.end].endswith("名声") for s in spans)  # 名声|6: the number stays with its noun
+
+
+def test_a_dot_inside_a_katakana_word_joins_it_and_a_list_dot_separates():
+    """「アクション・ポイント」 is one word; in 「ボスイベント・尿意ノルマ・確定報酬」 the dots are a list's."""
+    word = "あなたは2アクション・ポイントを得る。"
+    for n in range(12, 19):  # wide enough for 「2アクション・ポイント」 (11 em) on a line of its own
+        assert not any(line.endswith("アクション・") for line in break_lines(word, GOTHIC, SIZE, em(n), "ja"))
+    listed = "表は共通、裏（ボスイベント・尿意ノルマ・確定報酬）は1枚ごとに違う。"
+    assert any(line.endswith("ボスイベント・") for n in range(12, 22) for line in break_lines(listed, GOTHIC, SIZE, em(n), "ja"))

@@ -291,7 +291,7 @@ def _localise(value: Any, lang: str) -> Any:
 
 # Face layout work that does not depend on where (or with what bleed) a face is drawn: template
 # contexts and fitted text boxes.  A build draws every face several times (home sheets, print
-# shop, PNG, TTS) and `_type_size` lays out every card of a type, so this saves most layout work.
+# shop, PNG, TTS) and `_shared_size` lays out every card a box is drawn on, so this saves most layout work.
 _MEMO = Memo(2048)  # a game's faces (its contexts and text boxes) fit; more only holds memory
 
 
@@ -452,8 +452,9 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
     min_size = box.value("min_size", ctx, lang)
     min_size = float(min_size) * scale if min_size else size
     leading = float(box.value("leading", ctx, lang) or 1.25)
-    if box.value("shrink", ctx, lang) != "card":
-        shared = _type_size(layout, box, face, lang, font, w, h, size, min_size, leading)
+    shrink = box.value("shrink", ctx, lang)
+    if shrink != "card":
+        shared = _shared_size(layout, box, face, shrink == "type", lang, font, w, h, size, min_size, leading)
         size, min_size = shared, min(min_size, shared)
     fitted = fit_text(text, font, w, h, size, min_size, lang, leading)
     colour = _col(layout, box.value("colour", ctx, lang)) or icons.colour("#000000")
@@ -469,12 +470,62 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
                      bool(box.value("bold", ctx, lang)), tuple(lines))
 
 
+def _plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | None:
+    game = _CURRENT_GAME.get(id(layout))
+    return _MEMO(("text", face.side, lang, round(w, 4), round(h, 4), scale),
+                 lambda: _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face), (game, layout, face.card, box))
+
+
+@dataclass(frozen=True)
+class SetText:
+    """One text box of one face as it is set (`cardgen.text.Fitted`), worked out without drawing."""
+
+    card_id: str
+    side: str
+    box: str
+    text: str  # with icons marked (cardgen.text.mark_icons)
+    font: str
+    width: float  # pt
+    fitted: Any  # cardgen.text.Fitted
+
+
+def set_texts(game: Game, lang: str) -> list[SetText]:
+    """Every text box of every face of `game` in `lang`, broken and sized exactly as `draw_face`
+    sets it at the game's card size (the same plans, so drawing afterwards reuses them)."""
+    return [text for pair in faces(game) for face in pair for text in _face_texts(game, face, lang, card_size_mm(game))]
+
+
+def text_sizes(game: Game, card: Card, side: str, lang: str, size_mm: tuple[float, float]) -> tuple[float, ...]:
+    """The sizes the text boxes of one face are set at (what its drawing takes from the other
+    cards that share a box's size, besides its own data)."""
+    return tuple(text.fitted.size for text in _face_texts(game, Face(card, side, False), lang, size_mm))
+
+
+def _face_texts(game: Game, face: Face, lang: str, size_mm: tuple[float, float]) -> list[SetText]:
+    layout = get_layout(game)
+    width_mm, height_mm = size_mm
+    fonts = _game_fonts(getattr(game, "root", None))
+    _CURRENT_GAME[id(layout)] = game
+    sx, sy = width_mm / layout.width, height_mm / layout.height
+    geometry = (0.0, 0.0, width_mm, height_mm, 0.0, sx, sy, min(sx, sy))
+    boxes, _own = layout.boxes(face.card, face.side)
+    ctx = _context(game, layout, face.card, lang)
+    out: list[SetText] = []
+    for box in boxes:
+        if box.kind != "text" or not box.shows(ctx):
+            continue
+        _x, _y, w, h = _frame(box, geometry)
+        plan = _plan(layout, box, ctx, lang, w, h, geometry[7], fonts, face)
+        if plan is not None:
+            out.append(SetText(face.card.id, face.side, box.name, plan.text, plan.font, w, plan.fitted))
+    return out
+
+
 def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overflows) -> None:
     # The plan does not depend on where the face is drawn or its bleed (a text box never reaches
     # into the bleed), so the print-shop PDF, PNG and TTS reuse the home sheets' (`_MEMO`).
     game = _CURRENT_GAME.get(id(layout))
-    plan = _MEMO(("text", face.side, lang, round(w, 4), round(h, 4), scale),
-                 lambda: _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face), (game, layout, face.card, box))
+    plan = _plan(layout, box, ctx, lang, w, h, scale, fonts, face)
     if plan is None:
         return
     text, font, fitted, colour, ink = plan.text, plan.font, plan.fitted, plan.colour, plan.ink
@@ -548,37 +599,37 @@ def _with_icons(text: str, layout: Layout, box: Box, card: Card) -> str:
         raise DataError([Problem(card.location or box.location, f"card {card.id}: text box '{box.name}': {exc}")]) from None
 
 
-_TYPE_SIZES: dict[tuple, float] = {}
+_SHARED_SIZES = Memo(50_000)  # by the game, layout and box themselves: a reloaded game is another game
 
 
-def _type_size(layout: Layout, box: Box, face: Face, lang: str, font: str, w: float, h: float, size: float,
-               min_size: float, leading: float) -> float:
-    """The size this box gets on every card of `face`'s type: the smallest that fits each one's
-    text (never below min_size), so one card's long text shrinks its siblings with it."""
+def _shared_size(layout: Layout, box: Box, face: Face, per_type: bool, lang: str, font: str, w: float, h: float,
+                 size: float, min_size: float, leading: float) -> float:
+    """The size this box gets on every card it is drawn on (the cards of its layout entry, a
+    designer's "kind of card": all quests, all events), or with `per_type` on every card of
+    `face`'s type: the smallest that fits each one's text (never below min_size), so one card's
+    long text shrinks its siblings with it and a set of cards reads at one size."""
     game = _CURRENT_GAME.get(id(layout))
     if game is None:
         return size
-    key = (id(layout), game.id, face.card.type_id, face.side, box.name, lang, font, round(w, 3), round(h, 3), size, min_size, leading)
-    hit = _TYPE_SIZES.get(key)
-    if hit is not None:
-        return hit
-    best = size
-    for card in game.cards:
-        if card.type_id != face.card.type_id:
-            continue
-        boxes, _ = layout.boxes(card, face.side)
-        if box not in boxes:
-            continue
-        ctx = _context(game, layout, card, lang)
-        if not box.shows(ctx):
-            continue
-        text = _with_icons(box.value("text", ctx, lang), layout, box, card)
-        if text:
-            best = min(best, fit_text(text, font, w, h, size, min_size, lang, leading).size)
-    if len(_TYPE_SIZES) > 50_000:
-        _TYPE_SIZES.clear()
-    _TYPE_SIZES[key] = best
-    return best
+
+    def smallest() -> float:
+        best = size
+        for card in game.cards:
+            if per_type and card.type_id != face.card.type_id:
+                continue
+            boxes, _ = layout.boxes(card, face.side)
+            if not any(b is box for b in boxes):  # the box itself: parts used by two entries are two boxes
+                continue
+            ctx = _context(game, layout, card, lang)
+            if not box.shows(ctx):
+                continue
+            text = _with_icons(box.value("text", ctx, lang), layout, box, card)
+            if text:
+                best = min(best, fit_text(text, font, w, h, size, min_size, lang, leading).size)
+        return best
+
+    key = (face.card.type_id if per_type else None, face.side, lang, font, round(w, 3), round(h, 3), size, min_size, leading)
+    return _SHARED_SIZES(key, smallest, (game, layout, box))
 
 
 _CURRENT_GAME: dict[int, Game] = {}

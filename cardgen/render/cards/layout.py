@@ -28,8 +28,9 @@ is the whole card. Kinds and their keys:
 
 - `rect`: fill, stroke, stroke_width (pt), radius (mm), bleed (extend edges on the trim into the bleed)
 - `text`: text, font (gothic|mincho, or <name> for the game folder's fonts/<name>.ttf, looked up first), size, min_size, leading (ratio), align (left|center|right),
-  valign (top|middle|bottom), colour, bold, shrink (type|card: a text that must shrink to fit
-  shrinks the same box on every card of its type to one size, so siblings match; `card` opts out)
+  valign (top|middle|bottom), colour, bold, shrink (set|type|card: a text that must shrink to fit
+  shrinks the same box on every card it is drawn on (its entry: all quests, all events) to one
+  size, so a set of cards reads alike; `type` only on the cards of its type; `card` opts out)
 - `icon`: icon (a name from cardgen/render/icons.py, or the game folder's icons/<name>.svg), colour, accent, knockout, outline,
   outline_width, count, gap, align, valign, per_row, and for patterns cell, width, motif, motif_size;
   `decor: true` lets a decorative icon reach past the safe zone
@@ -97,7 +98,7 @@ KIND_KEYS: dict[str, set[str]] = {
 DEFAULTS: dict[str, dict[str, Any]] = {
     "rect": {"fill": "none", "stroke": "none", "stroke_width": 0.5, "radius": 0, "bleed": False, "dash": None},
     "text": {"text": "", "font": "gothic", "size": 9, "min_size": None, "leading": 1.25, "align": "left",
-             "valign": "top", "colour": "#000000", "bold": False, "shrink": "type"},
+             "valign": "top", "colour": "#000000", "bold": False, "shrink": "set"},
     "icon": {"colour": "#000000", "decor": False},
     "line": {"colour": "#000000", "width": 0.5, "dash": None},
     "image": {"src": "", "fit": "contain", "anchor": "center", "radius": 0, "bleed": False},
@@ -105,7 +106,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 CHOICES = {
     "align": ("left", "center", "right"),
     "valign": ("top", "middle", "bottom"),
-    "shrink": ("type", "card"),
+    "shrink": ("set", "type", "card"),
     "fit": art.FITS,
     "anchor": tuple(art.ANCHORS),
 }

@@ -4,6 +4,7 @@ when the rulebook reaches the marker."""
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, Callable, Iterable, Sequence
 
@@ -68,10 +69,15 @@ class Directives:
         if spec is not None and spec.kind == "enum" and value is not None:
             return words.field_value(self.game, field, value, self.lang)  # its label, never the id
         if isinstance(value, Text):
-            return value.get(self.lang)
+            return self.flowing(value.get(self.lang))
         if isinstance(value, bool):
             return "✓" if value else "–"
         return "" if value is None else str(value)
+
+    def flowing(self, text: str) -> str:
+        """A card's text as a paragraph: the line breaks it has for the card's narrow box go (a
+        document sets it in its own measure), joined as the language joins words."""
+        return re.sub(r"[ \t]*\n[ \t\u3000]*", "" if self.lang == "ja" else " ", text) if text else text
 
     def sep(self) -> str:
         return words.word("common.separator", self.lang, self.game)
@@ -173,7 +179,7 @@ class Directives:
             "card_table": lambda **kw: b.directive(lambda: b.card_table(**kw)),
             "card_details": lambda **kw: b.directive(lambda: b.card_details(**kw)),
             "decisions": lambda: b.directive(b.decisions_list),
-            "decision": lambda did: b.directive(lambda: b.decision_box(did)),
+            "decision": b.inline_decision,
             "figure": lambda fig, **kw: b.directive(lambda: b.figure(fig, **kw)),
             "play_area_diagram": lambda **kw: b.directive(lambda: b.figure("play_area", **kw)),
             "setup_figure": lambda **kw: b.directive(lambda: b.figure("setup", **kw)),
@@ -290,10 +296,12 @@ class Directives:
                 if ids:
                     row.append(self.id_ranges(members))
                 rows.append(row)
-        fixed = None
-        if widths:
-            keys = ["name"] + ["+".join(c) for c in cols] + ["count"] + (["ids"] if ids else [])
-            fixed = [widths.get(k) for k in keys]
+        keys = ["name"] + ["+".join(c) for c in cols] + ["count"] + (["ids"] if ids else [])
+        at = keys.index("count")
+        if all(row[at] == "1" for row in rows[1:]):  # one card a row (each its own text): a column of 1s says nothing
+            rows = [row[:at] + row[at + 1:] for row in rows]
+            aligns, keys = aligns[:at] + aligns[at + 1:], keys[:at] + keys[at + 1:]
+        fixed = [widths.get(k) for k in keys] if widths else None
         t = self.table(rows, align=aligns, widths=fixed)
         t.spaceBefore, t.spaceAfter = 2, 8
         return [t]
@@ -326,7 +334,7 @@ class Directives:
             for f in fields:
                 seen: list[str] = []
                 for c in cards:
-                    v = self.t(c.get(f))
+                    v = self.flowing(self.t(c.get(f)))
                     if v and v not in seen:
                         seen.append(v)
                 for v in seen:
@@ -344,6 +352,12 @@ class Directives:
         self.keys += 1
         return [PageBreak(), _TocMark(title, 1, f"h{self.keys}"), *content]
 
+    def inline_decision(self, did: str) -> str:
+        """`{{ decision('id') }}`: the ruling printed where the text calls it (and not in the list)."""
+        if did not in self.inline_decisions:
+            self.inline_decisions.append(did)
+        return self.directive(lambda: self.decision_box(did))
+
     def decision_box(self, did: str) -> list[Flowable]:
         d = next((d for d in self.game.decisions if d.id == did), None)
         if d is None:
@@ -359,7 +373,11 @@ class Directives:
                 TextBlock([(head, True)], self.lang, self.ts("small", color=self.col["accent"])),
                 TextBlock(d.text.get(self.lang), self.lang, self.ts("small")),
             ])
-        col0 = max(r[0].natural_width() for r in rows) + 16
+        # one indent for every ruling of the book: the widest label any of them has ("裁定 D20"),
+        # so a body never starts further right because its number has another digit
+        widest = TextBlock([(f"{self.labels['decision']} D{len(self.game.decisions)}", True)], self.lang,
+                           self.ts("small"))
+        col0 = max([widest.natural_width()] + [r[0].natural_width() for r in rows]) + 16
         t = callout(rows, [col0, self.frame_width - col0], self.strong_font, self.col["decision_fill"],
                     self.col["decision_bar"], self.col["rule"])
         t.spaceBefore, t.spaceAfter = 4, 6
@@ -371,8 +389,12 @@ class Directives:
             return []
         # not naming `source:`: it is the project's file name for the rules, meaningless on paper
         intro = self.labels["decisions_intro"]
+        rest = sorted((d for d in self.game.decisions if d.id not in self.inline_decisions),
+                      key=lambda d: self.decision_numbers[d.id])
+        if not rest:  # every ruling stands with the rule it concerns
+            return []
         out: list[Flowable] = [TextBlock(intro, self.lang, self.ts("body", space_after=4))]
-        out.append(self._decision_table(self.game.decisions))
+        out.append(self._decision_table(rest))
         return out
 
     def figures(self) -> dict:

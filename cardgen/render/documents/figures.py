@@ -188,29 +188,30 @@ class Figure(Flowable):
             canv.setStrokeColorRGB(*self.colours["ink"])
             canv.setFillColorRGB(*self.colours["card_face"])
             canv.roundRect(x0, y1 - ph, pw, ph, r, stroke=1, fill=1)
-        if text:
+        if text or mark:
+            # The label (and its mark, "opened", as a first line in the accent colour) sits in the
+            # middle of the card: a mark in a corner covered the card's own title.
             size = max(min(0.16 * self.unit, 7.5), 5.0)
-            lines = self._text_lines(text, size, pw - 0.12 * self.unit, self.gothic)
-            total = len(lines) * size * 1.2
+            mark_size = max(min(0.14 * self.unit, 6.5), 4.5)
+            lines = self._text_lines(text, size, pw - 0.12 * self.unit, self.gothic) if text else []
+            mark_h = mark_size * 1.3 if mark else 0.0
+            total = len(lines) * size * 1.2 + mark_h
             top = y1 - ph / 2 + total / 2
             color = self.colours["muted"] if dashed else self.colours["ink"]
             if shown is not None:
                 # a real card at figure scale is a picture: its label sits on a white plate to stay legible,
                 # as wide as the card so it never leaves fragments of the card's own text beside it
-                widest = max(pdfmetrics.stringWidth(l, self.gothic, size) for l in lines)
+                widest = max([pdfmetrics.stringWidth(l, self.gothic, size) for l in lines]
+                             + [pdfmetrics.stringWidth(mark, self.gothic, mark_size)])
                 plate = min(max(widest + 4, 0.86 * pw), pw)
                 canv.setFillColorRGB(1, 1, 1)
                 canv.roundRect(x0 + pw / 2 - plate / 2, top - total - 1.5, plate, total + 2.5, 1.5, stroke=0, fill=1)
-            self._draw_text(text, x0 + pw / 2, top, pw - 0.12 * self.unit, size, self.gothic, color=color)
-        if mark:
-            size = max(min(0.14 * self.unit, 6.5), 4.5)
-            mw = pdfmetrics.stringWidth(mark, self.gothic, size)
-            mx, my = x0 + 0.06 * self.unit, y1 - size - 0.06 * self.unit
-            canv.setFillColorRGB(1, 1, 1)
-            canv.roundRect(mx - 1.2, my - 1.5, mw + 2.4, size + 2.5, 1.2, stroke=0, fill=1)
-            canv.setFillColorRGB(*self.colours["accent"])
-            canv.setFont(self.gothic, size)
-            canv.drawString(mx, my, mark)
+            if mark:
+                canv.setFillColorRGB(*self.colours["accent"])
+                canv.setFont(self.gothic, mark_size)
+                canv.drawCentredString(x0 + pw / 2, top - mark_size * 0.95, mark)
+            if text:
+                self._draw_text(text, x0 + pw / 2, top - mark_h, pw - 0.12 * self.unit, size, self.gothic, color=color)
 
     def draw(self) -> None:
         canv = self.canv

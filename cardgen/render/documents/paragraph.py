@@ -19,7 +19,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
 from ...memo import Memo
-from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points
+from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points, typographic_runs
 from .page_template import layout_only as _layout_only
 
 
@@ -113,6 +113,7 @@ class TextBlock(Flowable):
         self.runs = _split_runs(text) if isinstance(text, str) else list(text)
         if style.all_strong:
             self.runs = [(t, True) for t, _ in self.runs]
+        self.runs = typographic_runs(self.runs, lang, style.font)
         self.lang = lang
         self.style = style
         self.bullet = bullet
@@ -145,8 +146,11 @@ class TextBlock(Flowable):
         size = self.style.size
         widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
+        # A ragged measure of 10 em or more (a table cell) is filled like a justified one: a line
+        # left several em short there reads as a hard break; only a narrow one prefers phrases.
+        full = justify or width >= _MIN_JUSTIFIED_EM * size
         spans = break_spans(plain, widths, width, self.lang, size, _char_width("-", self.style.font, size),
-                            self.style.compounds, justified=justify)
+                            self.style.compounds, justified=full)
         lines = []
         for span in spans:
             a, b = span.start, span.end

@@ -60,6 +60,24 @@ __all__ = ["LANGS", "TextBlock", "appendix_flowables", "build_rulebook", "load_s
            "rulebook_path", "templates_dir", "write_rulebooks"]
 
 
+def number_marker(written: str, level: int, lang: str) -> str:
+    """The number of an ordered list item as printed: 1. at the outer level, then a style of its
+    own for each level inside (Japanese （1） then ①, English a. then i.), so that a reader tells
+    a step's sub-steps from the steps; `written` is the marker as the rules text has it ("3.")."""
+    digits = written.rstrip(".)")
+    if level == 0 or not digits.isdigit():
+        return written
+    n = int(digits)
+    if level == 1:
+        if lang == "ja":
+            return f"（{n}）"
+        return f"{chr(ord('a') + n - 1)}." if n <= 26 else written
+    if lang == "ja":
+        return chr(0x2460 + n - 1) if n <= 20 else f"（{n}）"
+    roman = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"]
+    return f"{roman[n - 1]}." if n <= len(roman) else written
+
+
 class _Builder(Directives):
     """Turns one game's rules text into flowables."""
 
@@ -80,7 +98,8 @@ class _Builder(Directives):
         self.nonce = secrets.token_hex(6)  # directive markers a rules text cannot forge
         self._rendering: Any = None  # the compiled rules text while it renders
         self._figures: dict | None = None
-        self.decision_numbers = {d.id: n for n, d in enumerate(game.decisions, 1)}
+        self.decision_numbers = {d.id: n for n, d in enumerate(game.decisions, 1)}  # until the text is read
+        self.inline_decisions: list[str] = []  # rulings the text prints where it calls them, in its order
         self.used_decisions_list = False
         self.counters = [0, 0, 0]
         self.keys = 0
@@ -107,6 +126,15 @@ class _Builder(Directives):
         template = sandbox.compile_template(source, origin, "rules text")
         self._rendering = template
         try:
+            # Each ruling is printed once and the book numbers them in reading order: those the text
+            # prints where they apply first (D1, D2, ... as they come), then the list's. A first
+            # rendering finds that order; the second prints it (a ref() may come before its ruling).
+            sandbox.render(template, self.context(), origin, "rules text")
+            called = list(self.inline_decisions)
+            order = called + [d.id for d in self.game.decisions if d.id not in called]
+            self.decision_numbers = {did: n for n, did in enumerate(order, 1)}
+            self.directives.clear()
+            self.inline_decisions.clear()
             return sandbox.render(template, self.context(), origin, "rules text")
         except (RuntimeError, LookupError) as exc:  # e.g. StopIteration turned RuntimeError in a generator
             raise DataError([sandbox.template_problem(exc, origin, "rules text")]) from None
@@ -180,7 +208,7 @@ class _Builder(Directives):
                 bullet = "・" if self.lang == "ja" else "•"
                 bw = self.types["body"]["size"] * (1.0 if self.lang == "ja" else 0.9)
             else:
-                bullet = marker
+                bullet = marker = number_marker(marker, block.level, self.lang)
                 bw = pdfmetrics.stringWidth(marker, self.body_font, self.types["body"]["size"]) + 4
                 bw = max(bw, 13.0)
                 indent = max(indent, bw + 1 + 13.0 * block.level)
