@@ -429,7 +429,8 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                     url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
                 names = {card.id: card.name.get(options.lang) for card in game.cards}
                 for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache):
+                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache,
+                                                    deck_names=tts_deck_names(game, labels, options.lang)):
                     written.append(_write(options.out_dir, base / "tts" / name, data))
                 _remove_stale(base / "tts", written, ".png", ".json")
                 result.files += written
@@ -438,6 +439,33 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
         if cache and lock:
             cache.store.prune()
     return result
+
+
+def tts_deck_names(game: Game, labels, lang: str) -> dict[str, str]:
+    """Each TTS deck (a shared back's group, or the cards with their own backs) in words: the
+    label of the `deck` field its cards share, else (cards with their own backs) the word for
+    them, else its card types' names (two at most), else its number. Never a back's id."""
+    from . import words
+    from .render.cards.raster import OWN_BACKS
+
+    cards = {card.id: card for card in game.cards}
+    groups: dict[str, list] = {}
+    for _i, card_id, side, group in labels:
+        if side == "back":
+            groups.setdefault(OWN_BACKS if group is None else group, []).append(cards[card_id])
+    out = {}
+    for number, (group, members) in enumerate(groups.items(), start=1):
+        decks = {card.fields.get("deck") for card in members}
+        types = list(dict.fromkeys(card.type_id for card in members))
+        if len(decks) == 1 and None not in decks and words.find_label("deck", next(iter(decks)), game):
+            out[group] = words.label("deck", next(iter(decks)), lang, game)
+        elif group == OWN_BACKS:
+            out[group] = words.word("tts.own_backs", lang, game)
+        elif len(types) <= 2:
+            out[group] = words.word("common.separator", lang, game).join(game.card_type(t).name.get(lang) for t in types)
+        else:
+            out[group] = str(number)
+    return out
 
 
 def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:

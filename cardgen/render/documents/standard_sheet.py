@@ -414,7 +414,7 @@ def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, TStyle] 
     rows = _rows(game, report, lang)
     if rows:
         out.append(Lines(_w("table", lang), lang, st["h2"]))
-        out.append(_FitTable(lambda width: _card_table(rows, lang, st, width)))
+        out.append(_FitTable(lambda width: _card_table(rows, lang, st, width, game.numbered)))
 
     # Must print
     if report.must_print:
@@ -461,7 +461,7 @@ def _table(rows: list[list[Any]], lang: str, st: dict[str, TStyle], widths: list
                       keep=KEEP_ROWS)
 
 
-def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float) -> Table:
+def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float, numbered: bool = True) -> Table:
     first = min(36 * mm, width * 0.22)
     second = min(40 * mm, width * 0.24)
     data: list[list[Any]] = [[_w(k, lang) for k in ("col_std", "col_card", "col_text")]]
@@ -469,7 +469,8 @@ def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float
         card_cell: list[Flowable] = [Lines(row.name.get(lang), lang, st["cell_name"])]
         if row.short:
             card_cell.append(Lines("、".join(row.short) if lang == "ja" else ", ".join(row.short), lang, st["cell"]))
-        card_cell.append(Lines(id_range(list(row.ids)), lang, st["small"]))
+        if numbered:
+            card_cell.append(Lines(id_range(list(row.ids)), lang, st["small"]))
         text_cell: list[Flowable] = []
         for label, text in row.texts:
             shown = (f"{label}：{text}" if lang == "ja" else f"{label}: {text}") if label else text
@@ -488,7 +489,8 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TSt
         cell: list[Flowable] = []
         for entries in by_type.values():
             cell.append(Lines(f"{entries[0].name.get(lang)} ×{len(entries)}", lang, st["cell_name"]))
-        cell.append(Lines(id_range([e.card_id for es in by_type.values() for e in es]), lang, st["small"]))
+        if game.numbered:
+            cell.append(Lines(id_range([e.card_id for es in by_type.values() for e in es]), lang, st["small"]))
         first = next(iter(by_type.values()))[0]
         data.append([cell, Lines(first.reason.get(lang), lang, st["cell"]) if first.reason else ""])
     first = min(76 * mm, width * 0.45)
