@@ -249,6 +249,7 @@ class BuildResult:
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
+    removed: list[str] = field(default_factory=list)  # files of an earlier build this one no longer makes (remove_unmade)
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -274,6 +275,7 @@ class BuildResult:
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
+        lines += [f"  note: {what}" for what in self.removed]
         return "\n".join(lines)
 
 
@@ -836,7 +838,66 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
         result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs)
+        with output_lock(options.out_dir):
+            result.removed = remove_unmade(game, result, options)
     return results
+
+
+# --- what a build no longer makes ---------------------------------------------------------------
+
+MANIFEST = ".cardgen-files.json"  # OUT/<game>/: the files cardgen wrote there, so a rebuild can tell its own
+
+
+def output_of(name: str) -> str:
+    """Which output (OUTPUTS) a file of OUT/<game>/ belongs to, by its name."""
+    for part, output in (("-rules-", "rules"), ("-standard-deck", "standard"), ("-tuckbox", "tuckbox"),
+                         ("-playtest", "playtest"), ("-cards-", "sheets"), ("-calibration-", "sheets")):
+        if part in name:
+            return output
+    return "shop" if name.endswith(".pdf") else "png"  # print-shop PDFs; preview.html and a service's lists
+
+
+def remove_unmade(game: Game, result: BuildResult, options: BuildOptions) -> list[str]:
+    """Delete the files of OUT/<game>/ an earlier build wrote that this one no longer makes (a
+    deleted mapping.yaml's standard-deck PDF): only files of the outputs asked for, in the same
+    language, paper and preset, and only when unchanged since cardgen wrote them (size and
+    time in the manifest); a changed one is left and said. Records what this build wrote.
+    Returns what happened, one line a file."""
+    import json
+
+    base = result.out_dir
+    manifest = base / MANIFEST
+    try:
+        known = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+        known = known if isinstance(known, dict) else {}
+    except (OSError, ValueError):
+        known = {}
+    key = {"lang": options.lang, "paper": options.paper, "preset": options.preset}
+    written = {path.name for path in result.files if path.parent == base}
+    said = []
+    for name, entry in sorted(known.items()):
+        if name in written or not isinstance(entry, dict) or "/" in name or "\\" in name or name.startswith("."):
+            continue
+        path = base / name
+        if not path.is_file():
+            del known[name]
+            continue
+        if entry.get("output") not in options.outputs or any(entry.get(k) != v for k, v in key.items()):
+            continue
+        stat = path.stat()
+        if (stat.st_size, stat.st_mtime_ns) != (entry.get("size"), entry.get("mtime_ns")):
+            said.append(f"{path}: left in place, changed since cardgen wrote it; this build no longer makes it")
+            del known[name]
+            continue
+        path.unlink()
+        del known[name]
+        said.append(f"{path}: removed, this build no longer makes it")
+    for name in sorted(written):
+        stat = (base / name).stat()
+        known[name] = {"output": output_of(name), **key, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    if known or manifest.exists():
+        write_atomic(manifest, (json.dumps({"files": known}, indent=1, sort_keys=True) + "\n").encode())
+    return said
 
 
 @dataclass

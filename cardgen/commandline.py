@@ -151,7 +151,7 @@ def build_as_dict(result) -> dict:
     """What one game's build wrote and skipped (with why), for `build --format json`."""
     return {"game": result.game_id, "out_dir": str(result.out_dir), "cards": result.cards, "sheets": result.sheets,
             "files": [str(f) for f in result.files], "drawn": list(result.drawn),
-            "skipped": list(result.skipped), "overflows": len(result.overflows),
+            "skipped": list(result.skipped), "removed": list(result.removed), "overflows": len(result.overflows),
             "warnings": [result.sheet_warning] if result.sheet_warning else []}
 
 
