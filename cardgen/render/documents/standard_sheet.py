@@ -202,12 +202,16 @@ class CardChips(Flowable):
                 width = pdfmetrics.stringWidth(label, self.font, s)
             else:
                 label = std.rank_label
-                width = pdfmetrics.stringWidth(label, self.font, s) + 1 + len(suits) * suit_width(s * 0.9) + (len(suits) - 1) * 0.8
+                width = self._rank_width(label) + 1.5 + len(suits) * suit_width(s * 0.9) + (len(suits) - 1) * 0.8
             extra = f"×{count}" if count > 1 else ""
             if extra:
                 width += 1.5 + pdfmetrics.stringWidth(extra, self.font, s * 0.75)
             out.append((width, (std, suits, label, extra)))
         return out
+
+    def _rank_width(self, label: str) -> float:
+        """A rank's room before its suits: that of the widest rank ("10"), so suits line up in a column."""
+        return max(pdfmetrics.stringWidth(label, self.font, self.size), pdfmetrics.stringWidth("10", self.font, self.size))
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
         gap = self.size * 0.7
@@ -250,7 +254,7 @@ class CardChips(Flowable):
                     c.setFont(self.font, s)
                     c.drawString(x, y, label)
                     if not self.lead:
-                        sx = x + pdfmetrics.stringWidth(label, self.font, s) + 1
+                        sx = x + self._rank_width(label) + 1.5
                         for suit in suits:
                             draw_suit(c, suit, sx + suit_width(s * 0.9) / 2, y + s * 0.36, s * 0.9)
                             sx += suit_width(s * 0.9) + 0.8
@@ -476,6 +480,9 @@ def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float
             shown = (f"{label}：{text}" if lang == "ja" else f"{label}: {text}") if label else text
             text_cell.append(Lines(shown, lang, st["cell"]))
         data.append([CardChips(row.cards, lang, 10), card_cell, text_cell or ""])
+    if not any(row.texts for row in rows):  # no card text anywhere: no empty column
+        data = [line[:2] for line in data]
+        return _table(data, lang, st, [first, width - first], zebra=True)
     return _table(data, lang, st, [first, second, width - first - second], zebra=True)
 
 
