@@ -202,7 +202,8 @@ class Directives:
         """Every card type with its count and card numbers, subtotals per group, the total, then other components."""
         L = self.labels
         ids = ids and self.game.numbered  # generated ids (sun-1) are no card numbers
-        head = [L["card"], L["count"]] + ([L["ids_notes"] if self.game.components else L["ids"]] if ids or self.game.components else [])
+        third = (L["ids_notes"] if ids else L["notes"]) if self.game.components else L["ids"]
+        head = [L["card"], L["count"]] + ([third] if ids or self.game.components else [])
         width = len(head)
         rows: list[list[Any]] = [head]
         shade: list[int] = []

@@ -139,9 +139,20 @@ def _draw_summary(writer: PageWriter, game: Game, lang: str, result: SweepResult
         f"{words.parameter_label(game, v.path, lang)} = {_values_text(v)}" for v in spec.varies)
     writer.paragraph(_w("varied", lang, game, values=varied), size=9, gap=2)
     if result.targets:
-        target = ", ".join(map(str, result.targets))
+        target = words.word("common.separator", lang, game).join(_condition(c, result, lang, game) for c in result.targets)
         writer.paragraph(_w("target", lang, game, target=target, met=sum(met), points=len(met)), size=9, gap=2)
     writer.y -= 4
+
+
+_SIGNS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "=": "="}
+
+
+def _condition(condition, result: SweepResult, lang: str, game: Game) -> str:
+    """A `--target` condition with its metric in words: 'Seat gap (max − min) < 0.2'."""
+    label = metric_label(condition.metric, result, lang, game)
+    if condition.op == "range":
+        return f"{label} = {printed.span(printed.number(condition.lo), printed.number(condition.hi))}"
+    return f"{label} {_SIGNS[condition.op]} {printed.number(condition.lo)}"
 
 
 def _command(result: SweepResult) -> str:
