@@ -249,6 +249,7 @@ class BuildResult:
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
+    removed: list[str] = field(default_factory=list)  # files of an earlier build this one no longer makes (remove_unmade)
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -274,6 +275,7 @@ class BuildResult:
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
+        lines += [f"  note: {what}" for what in self.removed]
         return "\n".join(lines)
 
 
@@ -429,7 +431,8 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                     url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
                 names = {card.id: card.name.get(options.lang) for card in game.cards}
                 for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache):
+                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache,
+                                                    deck_names=tts_deck_names(game, labels, options.lang)):
                     written.append(_write(options.out_dir, base / "tts" / name, data))
                 _remove_stale(base / "tts", written, ".png", ".json")
                 result.files += written
@@ -438,6 +441,33 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
         if cache and lock:
             cache.store.prune()
     return result
+
+
+def tts_deck_names(game: Game, labels, lang: str) -> dict[str, str]:
+    """Each TTS deck (a shared back's group, or the cards with their own backs) in words: the
+    label of the `deck` field its cards share, else (cards with their own backs) the word for
+    them, else its card types' names (two at most), else its number. Never a back's id."""
+    from . import words
+    from .render.cards.raster import OWN_BACKS
+
+    cards = {card.id: card for card in game.cards}
+    groups: dict[str, list] = {}
+    for _i, card_id, side, group in labels:
+        if side == "back":
+            groups.setdefault(OWN_BACKS if group is None else group, []).append(cards[card_id])
+    out = {}
+    for number, (group, members) in enumerate(groups.items(), start=1):
+        decks = {card.fields.get("deck") for card in members}
+        types = list(dict.fromkeys(card.type_id for card in members))
+        if len(decks) == 1 and None not in decks and words.find_label("deck", next(iter(decks)), game):
+            out[group] = words.label("deck", next(iter(decks)), lang, game)
+        elif group == OWN_BACKS:
+            out[group] = words.word("tts.own_backs", lang, game)
+        elif len(types) <= 2:
+            out[group] = words.word("common.separator", lang, game).join(game.card_type(t).name.get(lang) for t in types)
+        else:
+            out[group] = str(number)
+    return out
 
 
 def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:
@@ -808,7 +838,66 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
         result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs) + tuckbox_notes(game, options)
+        with output_lock(options.out_dir):
+            result.removed = remove_unmade(game, result, options)
     return results
+
+
+# --- what a build no longer makes ---------------------------------------------------------------
+
+MANIFEST = ".cardgen-files.json"  # OUT/<game>/: the files cardgen wrote there, so a rebuild can tell its own
+
+
+def output_of(name: str) -> str:
+    """Which output (OUTPUTS) a file of OUT/<game>/ belongs to, by its name."""
+    for part, output in (("-rules-", "rules"), ("-standard-deck", "standard"), ("-tuckbox", "tuckbox"),
+                         ("-playtest", "playtest"), ("-cards-", "sheets"), ("-calibration-", "sheets")):
+        if part in name:
+            return output
+    return "shop" if name.endswith(".pdf") else "png"  # print-shop PDFs; preview.html and a service's lists
+
+
+def remove_unmade(game: Game, result: BuildResult, options: BuildOptions) -> list[str]:
+    """Delete the files of OUT/<game>/ an earlier build wrote that this one no longer makes (a
+    deleted mapping.yaml's standard-deck PDF): only files of the outputs asked for, in the same
+    language, paper and preset, and only when unchanged since cardgen wrote them (size and
+    time in the manifest); a changed one is left and said. Records what this build wrote.
+    Returns what happened, one line a file."""
+    import json
+
+    base = result.out_dir
+    manifest = base / MANIFEST
+    try:
+        known = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+        known = known if isinstance(known, dict) else {}
+    except (OSError, ValueError):
+        known = {}
+    key = {"lang": options.lang, "paper": options.paper, "preset": options.preset}
+    written = {path.name for path in result.files if path.parent == base}
+    said = []
+    for name, entry in sorted(known.items()):
+        if name in written or not isinstance(entry, dict) or "/" in name or "\\" in name or name.startswith("."):
+            continue
+        path = base / name
+        if not path.is_file():
+            del known[name]
+            continue
+        if entry.get("output") not in options.outputs or any(entry.get(k) != v for k, v in key.items()):
+            continue
+        stat = path.stat()
+        if (stat.st_size, stat.st_mtime_ns) != (entry.get("size"), entry.get("mtime_ns")):
+            said.append(f"{path}: left in place, changed since cardgen wrote it; this build no longer makes it")
+            del known[name]
+            continue
+        path.unlink()
+        del known[name]
+        said.append(f"{path}: removed, this build no longer makes it")
+    for name in sorted(written):
+        stat = (base / name).stat()
+        known[name] = {"output": output_of(name), **key, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    if known or manifest.exists():
+        write_atomic(manifest, (json.dumps({"files": known}, indent=1, sort_keys=True) + "\n").encode())
+    return said
 
 
 def tuckbox_notes(game: Game, options: BuildOptions) -> list[str]:

@@ -436,15 +436,20 @@ report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_
 def report(ctx: click.Context, game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None,
            paper: str, fmt: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
-    from .analysis.balance import write_balance_report
+    from .analysis.balance import seconds_per_game, write_balance_report
+    from .commandline import WEIGHT_STEPS, weighted_steps
     from .render.documents.report import games_of, report_runs
 
     loaded = load_game(game)
     runs = report_runs(loaded)
-    with click.progressbar(length=sum(games_of(run, count) for run in runs), label="simulating", file=sys.stderr,
-                           hidden=verbosity(ctx) < 0) as bar:
-        path, results = write_balance_report(loaded, lang, out_dir, count, seed, workers, progress=bar.update, runs=runs,
-                                             paper=paper)
+    quiet = verbosity(ctx) < 0
+    if not quiet:
+        click.echo(f"timing one game of each of {len(runs)} run(s) for the estimate", err=True)
+    costs = seconds_per_game(loaded, runs, seed)  # a search game costs far more than a heuristic one
+    total = sum(games_of(run, count) * cost for run, cost in zip(runs, costs))
+    with click.progressbar(length=WEIGHT_STEPS, label="simulating", file=sys.stderr, hidden=quiet) as bar:
+        path, results = write_balance_report(loaded, lang, out_dir, count, seed, workers, runs=runs, paper=paper,
+                                             progress=weighted_steps(bar, total), costs=costs)
     if fmt == "json":
         click.echo(json.dumps({"game": loaded.id, "file": str(path), "runs": [report_run_as_dict(r) for r in results]},
                               ensure_ascii=False, indent=2, default=str))

@@ -151,7 +151,7 @@ def build_as_dict(result) -> dict:
     """What one game's build wrote and skipped (with why), for `build --format json`."""
     return {"game": result.game_id, "out_dir": str(result.out_dir), "cards": result.cards, "sheets": result.sheets,
             "files": [str(f) for f in result.files], "drawn": list(result.drawn),
-            "skipped": list(result.skipped), "overflows": len(result.overflows),
+            "skipped": list(result.skipped), "removed": list(result.removed), "overflows": len(result.overflows),
             "warnings": [result.sheet_warning] if result.sheet_warning else []}
 
 
@@ -160,3 +160,20 @@ def report_run_as_dict(pair) -> dict:
     run, result = pair
     return {"title": run.title, "players": run.players, "policies": list(run.policies), "variant": run.variant,
             "rotate": run.rotate, "result": result}
+
+
+WEIGHT_STEPS = 1000  # a weighted bar's length: its ETA is click's, over estimated seconds
+
+
+def weighted_steps(bar, total: float):
+    """A progress callback that takes work in any unit (estimated seconds) and moves `bar`
+    (of WEIGHT_STEPS) by its share of `total`, so the bar's ETA follows the clock."""
+    done = [0.0]
+
+    def step(amount: float) -> None:
+        done[0] += amount
+        target = min(WEIGHT_STEPS, round(done[0] / total * WEIGHT_STEPS)) if total > 0 else WEIGHT_STEPS
+        if target > bar.pos:
+            bar.update(target - bar.pos)
+
+    return step

@@ -151,6 +151,12 @@ class Game:
         return len(self.cards)
 
     @property
+    def numbered(self) -> bool:
+        """Whether the card ids are card numbers the designer gave (`id:` or `id_format`: OH001,
+        printed on the cards) that paper may show; generated ids (`<type>-<copy>`) stay internal."""
+        return any(card.id != f"{card.type_id}-{card.copy}" for card in self.cards)
+
+    @property
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)
 

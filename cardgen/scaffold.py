@@ -270,8 +270,6 @@ cards:
       - {name: art, kind: image, at: [6, 20, "W-12", 36], src: "art/{{ card.suit }}.svg", fit: cover, radius: 2.5}
       - {name: art_frame, kind: rect, at: [6, 20, "W-12", 36], stroke: "{{ card.suit }}", stroke_width: 0.6, radius: 2.5}
       - {name: ability, kind: text, at: [6, 60, "W-12", 18], text: "{{ card.ability or '' }}", size: 9, min_size: 6.5, leading: 1.32, colour: ink}
-      # the card type's id, not each copy's: identical copies stay one image for print services
-      - {name: card_id, kind: text, at: ["W-24", "H-8", 20, 4], text: "{{ card.type }}", size: 6.5, align: right, valign: bottom, colour: soft_ink}
 """
 
 SAMPLE_RULES_JA = """\

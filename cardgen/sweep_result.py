@@ -168,6 +168,7 @@ class SweepResult:
     elapsed: float = 0.0
     executor: str = ""
     targets: list[Condition] = field(default_factory=list)
+    refused_why: list[str] = field(default_factory=list)  # each refused point's reason in words (no ids), for paper
 
     @property
     def endings(self) -> list[str]:

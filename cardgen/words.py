@@ -272,6 +272,23 @@ def field_value(game: Game, field_name: str, value: Any, lang: str) -> str:
     return str(value)
 
 
+def parameter_label(game: Game, path: str, lang: str) -> str:
+    """A rule parameter or card override as printed (sweep axes, headers, refused points):
+    `cards.<type>.count` -> the type's name and 'count', `cards.<type>.<field>` -> the type's
+    name and the field's label, a rule parameter -> its label in game.yaml `labels: {parameter:
+    {path: ...}}`, else its path in words (underscores and dots as spaces and ›), never the id."""
+    parts = path.split(".")
+    if len(parts) == 3 and parts[0] == "cards":
+        card_type = next((t for t in game.card_types if t.id == parts[1]), None)
+        if card_type is not None:
+            what = word("common.count", lang, game) if parts[2] == "count" else field_label(game, parts[2], lang)
+            return word("common.of_type", lang, game, type=card_type.name.get(lang), what=what.replace("_", " "))
+    found = find_label("parameter", path, game)
+    if found is not None:
+        return found.get(lang)
+    return " › ".join(part.replace("_", " ") for part in parts)
+
+
 def missing_labels(game: Game) -> list[Problem]:
     """Every enum value of the game's declared card fields without a label, at the field's
     line, and every label of a field's kind that names no value of that field (a misspelling)."""
@@ -300,4 +317,4 @@ def missing_labels(game: Game) -> list[Problem]:
 
 
 __all__ = ["word", "group", "text", "label", "find_label", "policy_label", "field_label", "field_value", "label_kind",
-           "missing_labels", "read_labels", "fill", "bundled", "game_words", "Words"]
+           "missing_labels", "parameter_label", "read_labels", "fill", "bundled", "game_words", "Words"]

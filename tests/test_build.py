@@ -281,3 +281,43 @@ def test_builds_in_separate_processes_are_byte_identical(tmp_path):
     assert len(files) == 3
     for rel in files:
         assert (tmp_path / "1" / rel).read_bytes() == (tmp_path / "2" / rel).read_bytes(), rel
+
+
+def test_a_rebuild_removes_what_it_no_longer_makes_and_only_that(tmp_path):
+    """A deleted mapping.yaml takes its standard-deck PDF with it at the next build of that
+    language (the CLI says so); a file cardgen wrote but the user changed since, another
+    language's file and a file cardgen never wrote stay."""
+    import subprocess
+    import sys
+
+    from cardgen.scaffold import new_game
+
+    game = new_game(tmp_path / "game")
+    out = tmp_path / "out"
+    standard = out / "game" / "game-standard-deck.pdf"
+    mine = out / "game" / "mine.pdf"
+
+    def build(lang: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "cardgen", "build", str(game), "--out", str(out), "--only", "standard",
+                               "-j", "1", "--format", "json", "--lang", lang], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)[0]["removed"]
+
+    assert build("en") == [] and standard.is_file()
+    mine.write_bytes(b"%PDF-1.4 the user's own")
+    (game / "mapping.yaml").unlink()
+    assert build("ja") == [] and standard.is_file()          # the en build's file: another language
+    assert build("en") == [f"{standard}: removed, this build no longer makes it"] and not standard.exists()
+    assert mine.is_file()
+
+    # a file the user changed after cardgen wrote it is left, and said so (the same step, in process)
+    from cardgen.build import BuildResult, make_options, remove_unmade
+
+    options = make_options(out=out, lang="en", outputs=("standard",))
+    standard.write_bytes(b"%PDF-1.4 made")
+    remove_unmade(load_game(game), BuildResult("game", out / "game", files=[standard]), options)
+    with standard.open("ab") as changed:
+        changed.write(b"\n% annotated")
+    assert remove_unmade(load_game(game), BuildResult("game", out / "game"), options) == [
+        f"{standard}: left in place, changed since cardgen wrote it; this build no longer makes it"]
+    assert standard.is_file()

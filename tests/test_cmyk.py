@@ -96,6 +96,74 @@ def test_no_rgb_anywhere_and_no_transparency(cmyk_pdf):
     assert cmyk_ops > 0
 
 
+def small_inks(reader) -> list[tuple[str, float, tuple[float, ...]]]:
+    """(what, size, CMYK) of every text shown below 12 pt (its fill, and its stroke when the
+    text is stroked: Tr 1 or 2) and every rule stroked thinner than 1 pt, read from the content
+    streams: the colour operators in force at each text show and each stroke."""
+    found = []
+    seen: set = set()
+    for page in reader.pages:
+        for stream, resources in _streams(page["/Resources"], page.get_contents(), seen):
+            if resources is None:
+                continue
+            fill = stroke = (0.0, 0.0, 0.0, 1.0)
+            size, width, mode, stack = 0.0, 1.0, 0, []
+            for operands, op in ContentStream(stream, reader).operations:
+                if op in (b"k", b"K"):
+                    value = tuple(float(v) for v in operands)
+                    fill, stroke = (value, stroke) if op == b"k" else (fill, value)
+                elif op in (b"g", b"G"):
+                    value = (0.0, 0.0, 0.0, 1 - float(operands[0]))
+                    fill, stroke = (value, stroke) if op == b"g" else (fill, value)
+                elif op == b"q":
+                    stack.append((fill, stroke, width, mode))
+                elif op == b"Q" and stack:
+                    fill, stroke, width, mode = stack.pop()
+                elif op == b"Tf":
+                    size = float(operands[1])
+                elif op == b"Tr":
+                    mode = int(operands[0])
+                elif op == b"w":
+                    width = float(operands[0])
+                elif op in (b"Tj", b"TJ", b"'", b'"') and size < 12:
+                    found.append(("text", size, fill))
+                    if mode in (1, 2):
+                        found.append(("text outline", size, stroke))
+                elif op in (b"S", b"s", b"B", b"b", b"B*", b"b*") and width < 1:
+                    found.append(("rule", width, stroke))
+    return found
+
+
+def test_small_text_and_thin_rules_that_are_black_or_grey_print_on_k_only(cmyk_pdf):
+    """The prepress rule: black, grey and near-neutral text below 12 pt and rules below 1 pt
+    are K only (no rich black, no four-colour cream), so misregistration cannot fringe them; only
+    a clearly coloured ink (a suit's red) uses its plates."""
+    game, reader = cmyk_pdf
+    inks = small_inks(reader)
+    assert len([i for i in inks if i[0] == "text"]) > 100
+    # rich black: dark, with all three colour plates under it (a brown has no cyan: it is a colour)
+    rich = {i for i in inks if i[2][3] > 0.5 and min(i[2][:3]) > 0}
+    assert rich == set(), f"{game.id}: rich black on small text or thin rules: {sorted(rich)[:5]}"
+    # a neutral on three plates: C, M and Y all present and within 0.1 of each other (a cream knockout)
+    muddy = {i for i in inks if min(i[2][:3]) > 0 and max(i[2][:3]) - min(i[2][:3]) < 0.1}
+    assert muddy == set(), f"{game.id}: near-neutral inks on several plates: {sorted(muddy)[:5]}"
+    assert any(i[2][:3] == (0, 0, 0) and i[2][3] > 0.8 for i in inks)  # the body text: K only, dark
+
+
+def test_k_only_is_for_the_cmyk_file_alone(cmyk_pdf):
+    """On the RGB canvas a colour is never rewritten; on the CMYK one a neutral colour becomes
+    K = 1 - luma and a coloured one stays."""
+    from reportlab.lib.colors import CMYKColor, HexColor
+    from cardgen.render.colour import k_only, plate_colour
+
+    ink = HexColor("#3A2E2A")  # ohanatsumi's warm near-black
+    assert plate_colour(object(), ink, 8) is ink
+    k = k_only(ink)
+    assert (k.cyan, k.magenta, k.yellow) == (0, 0, 0) and 0.78 < k.black < 0.84
+    assert k_only(HexColor("#C0392B")) is None
+    assert k_only(CMYKColor(0, 0, 0, 0.5)).black == 0.5
+
+
 def test_fonts_stay_embedded(cmyk_pdf):
     _, reader = cmyk_pdf
     fonts = {}

@@ -21,7 +21,7 @@ PACKAGE = Path(cardgen.__file__).resolve().parent
 # Each module (by its longest listed prefix) and its layer, lowest first. Keep ARCHITECTURE.md in step.
 LAYERS: dict[str, int] = {
     # 0: plain data, readers and the rules every layer shares
-    "cardgen.io": 0, "cardgen.model": 0, "cardgen.text": 0, "cardgen.sizes": 0, "cardgen.langs": 0,
+    "cardgen.io": 0, "cardgen.model": 0, "cardgen.text": 0, "cardgen.sizes": 0, "cardgen.langs": 0, "cardgen.printed": 0,
     "cardgen.errors": 0, "cardgen.files": 0, "cardgen.memo": 0, "cardgen.fonts": 0, "cardgen.workers": 0,
     "cardgen.metrics": 0, "cardgen.agent_settings": 0, "cardgen.sweep_result": 0, "cardgen.registry": 0,
     # 1: the game model from a folder, and what reads it back out

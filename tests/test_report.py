@@ -234,3 +234,38 @@ def test_report_command_writes_pdf(tmp_path):
     assert "Successrate" in text and "40games·seed3" in text
 
 
+
+
+def test_report_progress_is_weighted_by_what_a_game_of_each_run_costs():
+    """`cardgen report`'s bar counts estimated seconds, not games: a search run's game is timed
+    first and costs its share, and it reports in steps rather than once at its end, so the ETA
+    neither reads 00:00:00 with search runs left nor stays silent through them."""
+    from cardgen.analysis.balance import seconds_per_game
+    from cardgen.commandline import WEIGHT_STEPS, weighted_steps
+    from cardgen.render.documents.report import ReportRun, games_of
+
+    game = load_game("alice")
+    title = {"ja": "t", "en": "t"}
+    runs = [ReportRun(title, 1, ("random",)), ReportRun(title, 1, ("ismcts:10",))]
+    costs = seconds_per_game(game, runs, seed=1)
+    assert costs[1] > 5 * costs[0], costs
+    steps: list[float] = []
+    run_report(game, games=4, seed=1, workers=1, progress=steps.append, runs=runs, costs=costs)
+    total = sum(games_of(run, 4) * cost for run, cost in zip(runs, costs))
+    assert sum(steps) == pytest.approx(total)
+    assert len([s for s in steps if s > costs[0] * 4]) >= 2   # the search run moves the bar more than once
+
+    class Bar:
+        pos = 0
+
+        def update(self, n: int) -> None:
+            self.pos += n
+
+    bar = Bar()
+    step = weighted_steps(bar, total)
+    for amount in steps[:len(steps) // 2]:
+        step(amount)
+    assert bar.pos == round(sum(steps[:len(steps) // 2]) / total * WEIGHT_STEPS)
+    for amount in steps[len(steps) // 2:]:
+        step(amount)
+    assert bar.pos == WEIGHT_STEPS

@@ -157,7 +157,9 @@ def test_identical_copies_are_one_image_with_a_quantity_unless_the_face_differs(
     assert [c.findtext("slots") for c in order.findall("fronts/card") if twins[0] in c.findtext("id")] == ["10,11"]
     # a layout that draws each copy's own id makes the copies different images again
     layout = game_dir / "templates" / "layout.yaml"
-    layout.write_text(layout.read_text(encoding="utf-8").replace("{{ card.type }}", "{{ card.id }}"), encoding="utf-8")
+    own_id = '      - {name: copy_id, kind: text, at: ["W-24", "H-8", 20, 4], text: "{{ card.id }}", size: 6.5, align: right}\n'
+    layout.write_text(layout.read_text(encoding="utf-8").replace("      - {name: ability,", own_id + "      - {name: ability,"),
+                      encoding="utf-8")
     done = cardgen("build", str(game_dir), "--preset", "mpc", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     rows = manifest(folder / "manifest.csv")

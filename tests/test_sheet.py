@@ -379,3 +379,57 @@ def test_footer_always_fits_its_margin(llll):
             assert stringWidth(text, GOTHIC, pt) <= footer_length_mm(layout) * mm
             assert pt >= 4.5
             assert ("100 %" in text) and (ids[0] in text)
+
+
+def test_standard_sheet_drops_an_empty_text_column_and_lines_up_suits():
+    """ohanatsumi's mapping shows no card text: its table has no empty 内容 column (the
+    must-print table keeps its own); alice's shows card texts and keeps it. A '10' takes the
+    room every rank gets before its suits, so the suits of a cell stand in one column."""
+    import io as _io
+
+    from pypdf import PdfReader as _Reader
+
+    from cardgen.mapping import StandardCard
+    from cardgen.render.documents.standard_sheet import CardChips, build_standard_sheet
+
+    def text_of(game_id: str) -> str:
+        pdf = build_standard_sheet(load_game(game_id), "ja", "a4")
+        return "".join(page.extract_text() for page in _Reader(_io.BytesIO(pdf)).pages)
+
+    assert text_of("ohanatsumi").count("内容") == 1
+    assert text_of("alice").count("内容") == 2
+    chips = CardChips([(StandardCard(6, "spades"), 1), (StandardCard(10, "spades"), 1)], "ja")
+    (six, _), (ten, _) = chips._items()
+    assert six == ten
+
+
+def test_checklist_names_never_overprint_long_card_numbers(tmp_path):
+    """The checklist's number column is as wide as the widest card number; generated ids
+    (merchant-1) are not printed at all, only names."""
+    import io
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from cardgen.render.print.sheet import draw_checklist
+    from cardgen.scaffold import new_game
+
+    game = load_game("ohanatsumi")
+    long_numbers = dataclasses.replace(game, cards=tuple(dataclasses.replace(c, id=f"OH-LONGNUMBER-{c.id}") for c in game.cards))
+    for subject, numbered in ((long_numbers, True), (load_game(new_game(tmp_path / "starter")), False)):
+        buffer = io.BytesIO()
+        c = Canvas(buffer)
+        pairs = card_render.faces(subject)
+        draw_checklist(c, subject, pairs, compute_layout("a4", *POKER), "ja", 1)
+        c.save()
+        doc = pdfium.PdfDocument(buffer.getvalue())
+        page = doc[0].get_textpage()
+        text = page.get_text_range()
+        first = pairs[0][0].card
+        assert (first.id in text) == numbered
+        name = first.name.get("ja")
+        at = text.find(name)
+        name_left = page.get_charbox(at)[0]
+        if numbered:
+            id_at = text.find(first.id)
+            assert page.get_charbox(id_at + len(first.id) - 1)[2] < name_left   # the number ends before the name
+        doc.close()

@@ -171,11 +171,13 @@ def test_cli_sweep_table_target_and_report(tmp_path):
     reader = pypdf.PdfReader(pdf)
     assert len(reader.pages) == 2                   # the charts of seat_gap and draw_rate (the target's metrics), the table
     pages = [page.extract_text() for page in reader.pages]
-    # the charts are titled in words (sweep.m_seat_gap, m_draw), the target and the command keep the names typed
+    # the charts, the target and the parameters are in words (sweep.m_seat_gap, m_draw, the game's
+    # parameter labels); the command that reproduces the sweep is the PDF's subject, off the page
     assert "パラメータ・スイープ" in pages[0] and "席の勝率の差" in pages[0] and "引き分け率" in pages[0]
     assert f"6点中{sum(p['target'] for p in table['points'])}点が満たす" in pages[0]
-    assert "--target" in pages[0] and "elf_urge_default" in pages[0]
-    assert "各点の結果" in pages[1] and "elf_urge_default" in pages[1] and "escort.fame" in pages[1]   # a long path wraps in its cell
+    assert "< 0.2" in pages[0] and "エルフの尿意" in pages[0] and "elf_urge_default" not in "".join(pages)
+    assert "--target" in reader.metadata.subject and "--vary elf_urge_default=0..1" in reader.metadata.subject
+    assert "各点の結果" in pages[1] and "エルフの尿意" in pages[1] and "隊商の護衛" in pages[1]
     assert pages[1].count("★") == sum(p["target"] for p in table["points"])    # one star a point that meets it
     for page in reader.pages:
         for font in page["/Resources"]["/Font"].values():

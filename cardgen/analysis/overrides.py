@@ -247,7 +247,12 @@ def _override_cards(cards_node: yaml.Node, parts: list[str], value: Any, what: s
 # --- the game with overrides ----------------------------------------------------------------
 
 class Refused(CardgenError):
-    """A point whose overrides the game's validation refuses; the message names the override."""
+    """A point whose overrides the game's validation refuses; the message names the override
+    (and the checks, by id), `why` says what is wrong in words only, for paper."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or message
 
 
 class GameSource:
@@ -316,12 +321,15 @@ class GameSource:
         game = load._build_game(reader, self.root, game_node, cards_node, self._cards_file)
         if reader.problems or game is None:
             shown = "; ".join(str(p) for p in reader.problems[:4]) or "the game could not be built"
-            raise Refused(f"{format_overrides(overrides)}: refused by the game's data rules: {shown}")
+            raise Refused(f"{format_overrides(overrides)}: refused by the game's data rules: {shown}",
+                          "; ".join(p.message for p in reader.problems[:4])
+                          or "the game could not be built")
         if check:
             from ..checks import check_game
 
             failed = [r for r in check_game(game, simulate=False).results if not r.ok]
             if failed:
                 shown = "; ".join(f"{r.id}: {r.message}" for r in failed[:4])
-                raise Refused(f"{format_overrides(overrides)}: refused by the game's checks: {shown}")
+                raise Refused(f"{format_overrides(overrides)}: refused by the game's checks: {shown}",
+                              "; ".join(r.message for r in failed[:4]))
         return game

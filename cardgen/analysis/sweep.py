@@ -180,11 +180,13 @@ def run_sweep(spec: SweepSpec, executor: Any = None, out_dir: str | Path = "outp
     players, variant, policies = probe.players, probe.variant, list(probe.policies)
     valid: list[tuple[int, dict[str, Any], Any]] = []
     refused: list[tuple[dict[str, Any], str]] = []
+    refused_why: list[str] = []
     for overrides in planned:
         try:
             valid.append((len(valid), overrides, source.build(overrides)))
         except Refused as exc:
             refused.append((overrides, str(exc)))
+            refused_why.append(exc.why)
     if not valid:
         reasons = list(dict.fromkeys(reason for _o, reason in refused))  # points refused alike, said once
         shown = "\n".join(f"  {reason}" for reason in reasons[:5])
@@ -248,7 +250,8 @@ def run_sweep(spec: SweepSpec, executor: Any = None, out_dir: str | Path = "outp
             close()
     return SweepResult(spec, base.id, players, variant, policies, [results[i] for i in sorted(results)], refused, folder,
                        ran=len(todo), reused=reused, elapsed=time.perf_counter() - started,
-                       executor=executor.describe() if hasattr(executor, "describe") else str(executor), targets=conditions)
+                       executor=executor.describe() if hasattr(executor, "describe") else str(executor), targets=conditions,
+                       refused_why=refused_why)
 
 
 # --- the table ------------------------------------------------------------------------------

@@ -201,7 +201,8 @@ class SimulationReport:
 def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | None = None,
              policies: Sequence[str] | None = None, workers: int | None = 1, variant: str | None = None,
              rotate: bool = False, save_records: str | os.PathLike | None = None,
-             progress: Callable[[int], None] | None = None, executor: Any = None) -> SimulationReport:
+             progress: Callable[[int], None] | None = None, executor: Any = None,
+             chunk: int | None = None) -> SimulationReport:
     """Play `games` games with bots and gather balance statistics.
 
     `policies`: one name for every seat, or one per seat. `workers`: processes (None = all
@@ -248,8 +249,10 @@ def simulate(game: Game | str, games: int = 1000, seed: int = 0, players: int | 
         records_dir = str(save_records)
     workers = workers or os.cpu_count() or 1
     root = str(game.root)
-    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + _CHUNK), records_dir)
-             for start in range(0, games, _CHUNK)]
+    # `chunk`: games per task, so per progress step (each game has its own seed: the results do not depend on it)
+    size = max(1, min(chunk or _CHUNK, _CHUNK))
+    tasks = [(root, players, variant, tuple(names), rotate, seed, start, min(games, start + size), records_dir)
+             for start in range(0, games, size)]
     started = time.perf_counter()
     rows: list[tuple] = []
     if executor is not None:

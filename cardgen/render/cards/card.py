@@ -22,6 +22,7 @@ from ...fonts import resolve_font
 from ...model import Card, Game, Location, Text
 from ...text import ICON_EM, UnknownIcon, fit_text, mark_icons, runs, unmark_icons
 from ... import words
+from ..colour import THIN_RULE_PT, plate_colour
 from . import art, icons
 from ...sizes import CardSizeError, size_mm
 from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
@@ -410,8 +411,9 @@ def _draw_rect(c, layout, box, ctx, lang, x, y, w, h, scale) -> None:
     if fill is not None:
         c.setFillColor(fill)
     if stroke is not None:
-        c.setStrokeColor(stroke)
-        c.setLineWidth(float(box.value("stroke_width", ctx, lang) or 0.5) * scale)
+        line_width = float(box.value("stroke_width", ctx, lang) or 0.5) * scale
+        c.setStrokeColor(plate_colour(c, stroke, line_width, THIN_RULE_PT))
+        c.setLineWidth(line_width)
         dash = box.value("dash", ctx, lang)
         if dash:
             c.setDash(dash if isinstance(dash, list) else [float(dash)])
@@ -552,6 +554,7 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
     for name, count in uses.items():  # counted before any is drawn: a refusal costs no conversion
         icons.spend_uses(name, game, count)
     c.saveState()
+    colour = plate_colour(c, colour, s)  # K only for small black or grey text in the CMYK file
     c.setFillColor(colour)
     if bold:
         c.setStrokeColor(colour)
@@ -673,8 +676,9 @@ def _draw_line(c, layout, box, ctx, lang, x, y, w, h, scale, geometry) -> None:
         # Rotated lines are drawn in the box's rotated frame.
         x0, y0, x1, y1 = x, y + h, x + w, y
     c.saveState()
-    c.setStrokeColor(colour)
-    c.setLineWidth(float(box.value("width", ctx, lang) or 0.5) * scale)
+    line_width = float(box.value("width", ctx, lang) or 0.5) * scale
+    c.setStrokeColor(plate_colour(c, colour, line_width, THIN_RULE_PT))
+    c.setLineWidth(line_width)
     c.setLineCap(1)
     dash = box.value("dash", ctx, lang)
     if dash:

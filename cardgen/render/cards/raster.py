@@ -351,6 +351,7 @@ def tts_sheets(
     url: Callable[[str], str] | None = None,
     title: str | None = None,
     cache: FaceCache | None = None,
+    deck_names: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Yield (file name, bytes) of the TTS sheets, back images, `<game>-tts.json` and the
     Saved Object `<game>.json` (see `tts_saved_object`; `names` maps card ids to the names
@@ -482,7 +483,7 @@ def tts_sheets(
         ],
     }
     yield f"{game_id}-tts.json", (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    saved = tts_saved_object(game_id, sheets, names or {}, url or (lambda name: name), title or game_id)
+    saved = tts_saved_object(game_id, sheets, names or {}, url or (lambda name: name), title or game_id, deck_names or {})
     yield f"{game_id}.json", (json.dumps(saved, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
@@ -492,7 +493,7 @@ def _tts_transform(x: float = 0.0) -> dict:
 
 
 def tts_saved_object(game_id: str, sheets: Sequence[TtsSheet], names: Mapping[str, str], url: Callable[[str], str],
-                     title: str) -> dict:
+                     title: str, deck_names: Mapping[str, str] | None = None) -> dict:
     """A Tabletop Simulator Saved Object: one `DeckCustom` per physical deck (a lone card is a
     `CardCustom`), face down side by side, with one `ContainedObjects` entry per physical card.
 
@@ -531,7 +532,8 @@ def tts_saved_object(game_id: str, sheets: Sequence[TtsSheet], names: Mapping[st
                 "HideWhenFaceDown": True,
             })
         keys = sorted({str(n // 100) for n, _ in cards}, key=int)
-        label = title if len(decks) == 1 else f"{title} ({deck})"
+        # a deck is named in words (`deck_names`: "Quest cards"), never by its back's id
+        label = title if len(decks) == 1 else f"{title} ({(deck_names or {}).get(deck, deck)})"
         if len(contained) == 1:  # TTS has no deck of one card
             state = dict(contained[0], Transform=_tts_transform(position * 3.0))
         else:

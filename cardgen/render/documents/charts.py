@@ -23,6 +23,7 @@ from typing import Sequence
 
 from reportlab.lib.units import mm
 
+from ... import printed
 from ...fonts import FONT_FILES, GOTHIC, fonts_dir
 from .pages import MARGIN, PageWriter
 
@@ -82,8 +83,7 @@ class Placement:
     chart: Chart
 
 
-def percent(value: float, decimals: int = 0) -> str:
-    return f"{value * 100:.{decimals}f}%"
+percent = printed.percent  # one style on every page: '40 %'
 
 
 def figure(plt, width: float, height: float):
@@ -97,7 +97,7 @@ def bar_figure(plt, bars: Sequence[Bar], width: float, height: float, *, value_l
     """Bars with 95 % interval whiskers, each bar's value printed at its end, and an optional
     labelled reference line (`(value, "fair share 25%")`). Horizontal bars suit long category
     names (endings, strategies)."""
-    from matplotlib.ticker import MaxNLocator, PercentFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     fig = figure(plt, width, height)
     ax = fig.add_subplot()
@@ -139,7 +139,7 @@ def bar_figure(plt, bars: Sequence[Bar], width: float, height: float, *, value_l
     ax.set_axisbelow(True)
     value_axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
     if percent_axis:
-        value_axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        value_axis.set_major_formatter(FuncFormatter(lambda v, _pos: percent(v)))
     if reference is not None:
         value, label = reference
         line = ax.axvline if horizontal else ax.axhline

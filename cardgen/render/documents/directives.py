@@ -207,7 +207,9 @@ class Directives:
                        notes: bool = True) -> list[Flowable]:
         """Every card type with its count and card numbers, subtotals per group, the total, then other components."""
         L = self.labels
-        head = [L["card"], L["count"]] + ([L["ids_notes"] if self.game.components else L["ids"]] if ids or self.game.components else [])
+        ids = ids and self.game.numbered  # generated ids (sun-1) are no card numbers
+        third = (L["ids_notes"] if ids else L["notes"]) if self.game.components else L["ids"]
+        head = [L["card"], L["count"]] + ([third] if ids or self.game.components else [])
         width = len(head)
         rows: list[list[Any]] = [head]
         shade: list[int] = []
@@ -254,6 +256,7 @@ class Directives:
         """
         labels = labels or {}
         headers = headers or {}
+        ids = ids and self.game.numbered
         specs = self.game.field_specs
         if columns is None:
             columns = [n for n, s in specs.items() if s.kind != "text"] + [n for n, s in specs.items() if s.kind == "text"][:1]

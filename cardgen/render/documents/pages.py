@@ -46,10 +46,14 @@ class PageWriter:
     draws: bool = True
 
     @classmethod
-    def create(cls, buffer, game: Game, lang: str, document_title: str, paper: str = "a4") -> "PageWriter":
-        """A writer on an A4 or Letter canvas set up like every other cardgen PDF (see sheet.new_canvas)."""
+    def create(cls, buffer, game: Game, lang: str, document_title: str, paper: str = "a4",
+               subject: str | None = None) -> "PageWriter":
+        """A writer on an A4 or Letter canvas set up like every other cardgen PDF (see sheet.new_canvas);
+        `subject` (the document properties' subject) is for what belongs in the file but not on paper."""
         size = PAPERS[paper]
         canvas = new_canvas(buffer, size, f"{game.title.get(lang)} — {document_title}")
+        if subject:
+            canvas.setSubject(subject)
         writer = cls(canvas, game, lang, document_title, page_w=size[0] * mm, page_h=size[1] * mm, paper=paper)
         writer.new_page()
         return writer
@@ -68,7 +72,7 @@ class PageWriter:
             c.setFont(self.font, 8)
             c.drawString(MARGIN, self.page_h - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}")
             c.drawRightString(self.page_w - MARGIN, 8 * mm, str(self.page))
-            c.drawString(MARGIN, 8 * mm, f"cardgen · {self.game.id}")
+            c.drawString(MARGIN, 8 * mm, "cardgen")  # the game's title heads the page; its id is internal
         self.y = self.page_h - 18 * mm
         if heading:
             self.heading(heading)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from reportlab.lib.units import mm
 
 from ... import __version__
-from ... import words
+from ... import printed, words
 from ...model import Game
 from ...metrics import skill_table
 from .charts import BAR_ALT, Bar, ChartRows, bar_figure, histogram_figure, percent, place_charts
@@ -85,7 +85,10 @@ def games_needed(run: ReportRun) -> int:
 def build_balance_report(game: Game, lang: str, results: list[tuple[ReportRun, dict]], paper: str = "a4") -> bytes:
     """Draw the report's pages from simulation results: text by ReportLab, charts by matplotlib."""
     buffer = io.BytesIO()
-    writer = PageWriter.create(buffer, game, lang, _w("title", lang, game), paper)
+    # the commands that reproduce the runs name ids (game, policies): the PDF's subject keeps
+    # them (document properties), the page does not
+    commands = "; ".join(_command(data) for _run, data in results if not data.get("not_played"))
+    writer = PageWriter.create(buffer, game, lang, _w("title", lang, game), paper, subject=commands or None)
     charts = ChartRows(writer)
     writer.heading(f"{game.title.get(lang)} — {_w('title', lang, game)}")
     for index, (run, data) in enumerate(results):
@@ -123,6 +126,13 @@ FULL_H = 54 * mm
 HALF_H = 58 * mm
 
 
+def _command(data: dict) -> str:
+    """The `cardgen simulate` command that plays a run again."""
+    return (f"cardgen simulate {data['game']} --games {data['games']} --seed {data['seed']} --players {data['players']}"
+            + "".join(f" --policy {p}" for p in data["policies"]) + (" --rotate-seats" if data.get("seat_rotation") else "")
+            + (f" --variant {data['variant']}" if data.get("variant", "standard") != "standard" else "") + " --format json")
+
+
 def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run: ReportRun, data: dict) -> None:
     writer.heading(text_of(run.title, lang), size=13)
     if data.get("not_played"):
@@ -136,10 +146,6 @@ def _draw_run(writer: PageWriter, charts: ChartRows, game: Game, lang: str, run:
     players = _w("one_player" if data["players"] == 1 else "player_count", lang, game, n=data["players"])
     writer.paragraph(_w("summary", lang, game, games=data["games"], seed=data["seed"], players=players,
                                                    policies=policies, version=__version__), size=8.5, gap=2)
-    command = (f"cardgen simulate {data['game']} --games {data['games']} --seed {data['seed']} --players {data['players']}"
-               + "".join(f" --policy {p}" for p in data["policies"]) + (" --rotate-seats" if data.get("seat_rotation") else "")
-               + (f" --variant {data['variant']}" if data.get("variant", "standard") != "standard" else "") + " --format json")
-    writer.paragraph(f"{_w('repro', lang, game)}: {command}", size=7.5)
     if run.note:
         writer.paragraph(text_of(run.note, lang), size=9)
     if data.get("metrics"):
@@ -220,12 +226,12 @@ def _ci(value: dict | None, key: str = "ci95", percent_value: bool = False) -> t
     mean = value.get("mean", value.get("rate"))
     lo, hi = value.get(key) or value.get("wilson95") or (mean, mean)
     if percent_value:
-        return percent(mean, 1), f"{percent(lo, 1)} – {percent(hi, 1)}"
-    return f"{mean:.2f}", f"{lo:.2f} – {hi:.2f}"
+        return percent(mean, 1), printed.span(percent(lo, 1), percent(hi, 1))
+    return printed.number(mean, 2), printed.span(printed.number(lo, 2), printed.number(hi, 2))
 
 
 def _signed(value: float) -> str:
-    return f"{value * 100:+.1f}%".replace("-", "−")
+    return printed.percent(value, 1, signed=True)
 
 
 def _draw_metrics(writer: PageWriter, game: Game, lang: str, data: dict) -> None:

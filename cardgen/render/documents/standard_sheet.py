@@ -202,12 +202,16 @@ class CardChips(Flowable):
                 width = pdfmetrics.stringWidth(label, self.font, s)
             else:
                 label = std.rank_label
-                width = pdfmetrics.stringWidth(label, self.font, s) + 1 + len(suits) * suit_width(s * 0.9) + (len(suits) - 1) * 0.8
+                width = self._rank_width(label) + 1.5 + len(suits) * suit_width(s * 0.9) + (len(suits) - 1) * 0.8
             extra = f"×{count}" if count > 1 else ""
             if extra:
                 width += 1.5 + pdfmetrics.stringWidth(extra, self.font, s * 0.75)
             out.append((width, (std, suits, label, extra)))
         return out
+
+    def _rank_width(self, label: str) -> float:
+        """A rank's room before its suits: that of the widest rank ("10"), so suits line up in a column."""
+        return max(pdfmetrics.stringWidth(label, self.font, self.size), pdfmetrics.stringWidth("10", self.font, self.size))
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
         gap = self.size * 0.7
@@ -250,7 +254,7 @@ class CardChips(Flowable):
                     c.setFont(self.font, s)
                     c.drawString(x, y, label)
                     if not self.lead:
-                        sx = x + pdfmetrics.stringWidth(label, self.font, s) + 1
+                        sx = x + self._rank_width(label) + 1.5
                         for suit in suits:
                             draw_suit(c, suit, sx + suit_width(s * 0.9) / 2, y + s * 0.36, s * 0.9)
                             sx += suit_width(s * 0.9) + 0.8
@@ -414,7 +418,7 @@ def mapping_appendix_flowables(game: Game, lang: str, styles: dict[str, TStyle] 
     rows = _rows(game, report, lang)
     if rows:
         out.append(Lines(_w("table", lang), lang, st["h2"]))
-        out.append(_FitTable(lambda width: _card_table(rows, lang, st, width)))
+        out.append(_FitTable(lambda width: _card_table(rows, lang, st, width, game.numbered)))
 
     # Must print
     if report.must_print:
@@ -461,7 +465,7 @@ def _table(rows: list[list[Any]], lang: str, st: dict[str, TStyle], widths: list
                       keep=KEEP_ROWS)
 
 
-def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float) -> Table:
+def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float, numbered: bool = True) -> Table:
     first = min(36 * mm, width * 0.22)
     second = min(40 * mm, width * 0.24)
     data: list[list[Any]] = [[_w(k, lang) for k in ("col_std", "col_card", "col_text")]]
@@ -469,12 +473,16 @@ def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float
         card_cell: list[Flowable] = [Lines(row.name.get(lang), lang, st["cell_name"])]
         if row.short:
             card_cell.append(Lines("、".join(row.short) if lang == "ja" else ", ".join(row.short), lang, st["cell"]))
-        card_cell.append(Lines(id_range(list(row.ids)), lang, st["small"]))
+        if numbered:
+            card_cell.append(Lines(id_range(list(row.ids)), lang, st["small"]))
         text_cell: list[Flowable] = []
         for label, text in row.texts:
             shown = (f"{label}：{text}" if lang == "ja" else f"{label}: {text}") if label else text
             text_cell.append(Lines(shown, lang, st["cell"]))
         data.append([CardChips(row.cards, lang, 10), card_cell, text_cell or ""])
+    if not any(row.texts for row in rows):  # no card text anywhere: no empty column
+        data = [line[:2] for line in data]
+        return _table(data, lang, st, [first, width - first], zebra=True)
     return _table(data, lang, st, [first, second, width - first - second], zebra=True)
 
 
@@ -488,7 +496,8 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TSt
         cell: list[Flowable] = []
         for entries in by_type.values():
             cell.append(Lines(f"{entries[0].name.get(lang)} ×{len(entries)}", lang, st["cell_name"]))
-        cell.append(Lines(id_range([e.card_id for es in by_type.values() for e in es]), lang, st["small"]))
+        if game.numbered:
+            cell.append(Lines(id_range([e.card_id for es in by_type.values() for e in es]), lang, st["small"]))
         first = next(iter(by_type.values()))[0]
         data.append([cell, Lines(first.reason.get(lang), lang, st["cell"]) if first.reason else ""])
     first = min(76 * mm, width * 0.45)

@@ -1,12 +1,12 @@
 """`<game>-sweep.pdf`: what a parameter sweep (`cardgen sweep`) found, on the document kit's pages.
 
 The first page says what was run (points, games, players, policies, seed, target, the command
-that reproduces it); then one chart per chosen metric, as wide as the text: a line with its 95 %
+that reproduces it goes in the PDF's subject); then one chart per chosen metric, as wide as the text: a line with its 95 %
 band when one parameter varies, a heat map when two do on a grid (each cell printed with its
 value), one scatter panel per parameter otherwise (three or more parameters, or samples). Points
 meeting `--target` are starred. Last, every point's numbers in the kit's table, and the points
 the game's checks refused. Words come from words.yaml (`sweep.*`) in the report's language;
-metric names are printed as words, parameter paths as the user typed them in `--vary`.
+metric names and parameters are printed as words (`words.parameter_label`), never as ids.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any, Sequence
 
 from reportlab.lib.units import mm
 
-from ... import __version__, words
+from ... import __version__, printed, words
 from ...files import write_atomic
 from ...model import Game
-from ...sweep_result import SweepResult, chart_metrics, format_overrides, metric_slug
+from ...sweep_result import SweepResult, Vary, chart_metrics, metric_slug, show_value
 from .charts import BAR, BAR_ALT, ChartRows, figure, fit_tick_labels, place_charts
 from .pages import PageWriter
 
@@ -34,7 +34,9 @@ def build_sweep_report(game: Game, result: SweepResult, lang: str, metrics: Sequ
     """The report's PDF bytes; `metrics`: names (or short names) of the metrics to chart."""
     buffer = io.BytesIO()
     title = _w("title", lang, game)
-    writer = PageWriter.create(buffer, game, lang, title, paper)
+    # the command that reproduces the sweep names ids (game, paths, policies): it goes in the
+    # PDF's subject (document properties), not on the page
+    writer = PageWriter.create(buffer, game, lang, title, paper, subject=_command(result))
     charts = ChartRows(writer)
     rows = result.rows()
     chosen = chart_metrics(result, metrics)
@@ -42,21 +44,25 @@ def build_sweep_report(game: Game, result: SweepResult, lang: str, metrics: Sequ
     writer.heading(f"{game.title.get(lang)} — {title}")
     _draw_summary(writer, game, lang, result, met)
     paths = [v.path for v in result.spec.varies]
+    names = [words.parameter_label(game, path, lang) for path in paths]
     for metric in chosen:
         label = metric_label(metric, result, lang, game)
         if len(paths) == 1:
-            fig = _line_figure(charts.plt, writer.width, rows, paths[0], metric, label, met, lang, game)
+            fig = _line_figure(charts.plt, writer.width, rows, paths[0], names[0], metric, label, met, lang, game)
         elif len(paths) == 2 and result.spec.samples is None:
-            fig = _heat_figure(charts.plt, writer.width, rows, paths, metric, label, met,
+            fig = _heat_figure(charts.plt, writer.width, rows, paths, names, metric, label, met,
                                [v.values for v in result.spec.varies], lang, game)
         else:
-            fig = _scatter_figure(charts.plt, writer.width, rows, paths, metric, label, met)
+            fig = _scatter_figure(charts.plt, writer.width, rows, paths, names, metric, label, met)
         charts.row([(label, fig)])
     _draw_points(writer, game, lang, result, rows, paths, chosen)
     if result.refused:
         writer.heading(_w("refused", lang, game), size=12)
-        for overrides, reason in result.refused:
-            writer.paragraph(f"{format_overrides(overrides)}: {reason}", size=8)
+        for index, (overrides, reason) in enumerate(result.refused):
+            shown = words.word("common.separator", lang, game).join(
+                f"{words.parameter_label(game, path, lang)} = {show_value(value)}" for path, value in overrides.items())
+            why = result.refused_why[index] if index < len(result.refused_why) else reason
+            writer.paragraph(f"{shown}: {why}", size=8)
     writer.finish()
     return place_charts(buffer.getvalue(), charts.placements)
 
@@ -113,8 +119,9 @@ def _number(row: dict, metric: str) -> str:
     if value is None:
         return "–"
     if row.get(f"{metric}_lo") is not None:
-        return f"{value:.3f} ({row[metric + '_lo']:.3f}–{row[metric + '_hi']:.3f})"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
+        ends = printed.span(printed.number(row[metric + '_lo'], 3), printed.number(row[metric + '_hi'], 3))
+        return f"{printed.number(value, 3)} ({ends})"
+    return printed.number(value, 3) if isinstance(value, float) else str(value)
 
 
 # --- text -----------------------------------------------------------------------------------------
@@ -128,12 +135,24 @@ def _draw_summary(writer: PageWriter, game: Game, lang: str, result: SweepResult
         policies += words.word("report.rotating", lang, game)
     writer.paragraph(_w("summary", lang, game, points=len(result.points), games=spec.games, players=players,
                         policies=policies, seed=spec.seed, version=__version__), size=9, gap=2)
-    varied = words.word("common.separator", lang, game).join(f"{v.path} = {v.text}" for v in spec.varies)
+    varied = words.word("common.separator", lang, game).join(
+        f"{words.parameter_label(game, v.path, lang)} = {_values_text(v)}" for v in spec.varies)
     writer.paragraph(_w("varied", lang, game, values=varied), size=9, gap=2)
     if result.targets:
-        target = ", ".join(map(str, result.targets))
+        target = words.word("common.separator", lang, game).join(_condition(c, result, lang, game) for c in result.targets)
         writer.paragraph(_w("target", lang, game, target=target, met=sum(met), points=len(met)), size=9, gap=2)
-    writer.paragraph(f"{words.word('report.repro', lang, game)}: {_command(result)}", size=7.5, gap=6)
+    writer.y -= 4
+
+
+_SIGNS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "=": "="}
+
+
+def _condition(condition, result: SweepResult, lang: str, game: Game) -> str:
+    """A `--target` condition with its metric in words: 'Seat gap (max − min) < 0.2'."""
+    label = metric_label(condition.metric, result, lang, game)
+    if condition.op == "range":
+        return f"{label} = {printed.span(printed.number(condition.lo), printed.number(condition.hi))}"
+    return f"{label} {_SIGNS[condition.op]} {printed.number(condition.lo)}"
 
 
 def _command(result: SweepResult) -> str:
@@ -154,7 +173,8 @@ def _draw_points(writer: PageWriter, game: Game, lang: str, result: SweepResult,
                  chosen: list[str]) -> None:
     writer.new_page()
     writer.heading(_w("points", lang, game), size=12)
-    headers = [_w("point", lang, game), *paths, *(metric_label(m, result, lang, game) for m in chosen)]
+    headers = [_w("point", lang, game), *(words.parameter_label(game, p, lang) for p in paths),
+               *(metric_label(m, result, lang, game) for m in chosen)]
     widths = [0.45] + [1.0] * len(paths) + [1.7] * len(chosen)
     if result.targets:
         headers.append(_w("meets", lang, game))
@@ -178,7 +198,7 @@ def _nan(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
-def _line_figure(plt, width: float, rows: list[dict], path: str, metric: str, label: str, met: list[bool],
+def _line_figure(plt, width: float, rows: list[dict], path: str, name: str, metric: str, label: str, met: list[bool],
                  lang: str, game: Game):
     from matplotlib.ticker import MaxNLocator
 
@@ -201,7 +221,7 @@ def _line_figure(plt, width: float, rows: list[dict], path: str, metric: str, la
     else:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=all(isinstance(x, int) for x in xs)))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
-    ax.set_xlabel(path)
+    ax.set_xlabel(name)
     if len(label) <= 24:  # a longer name is the chart's title only
         ax.set_ylabel(label)
     ax.grid(True, color="0.88")
@@ -211,7 +231,7 @@ def _line_figure(plt, width: float, rows: list[dict], path: str, metric: str, la
     return fig
 
 
-def _heat_figure(plt, width: float, rows: list[dict], paths: list[str], metric: str, label: str, met: list[bool],
+def _heat_figure(plt, width: float, rows: list[dict], paths: list[str], names: list[str], metric: str, label: str, met: list[bool],
                  axes_values: list[Sequence[Any]], lang: str, game: Game):
     from matplotlib.patches import Rectangle
 
@@ -241,14 +261,14 @@ def _heat_figure(plt, width: float, rows: list[dict], paths: list[str], metric: 
         ax.text(j + 0.42, i + 0.32, "★", ha="right", va="top", fontsize=9, color=BAR_ALT)
     ax.set_xticks(range(len(xs_vals)), [_value(v) for v in xs_vals])
     ax.set_yticks(range(len(ys_vals)), [_value(v) for v in ys_vals])
-    ax.set_xlabel(paths[0])
-    ax.set_ylabel(paths[1])
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
     fig.subplots_adjust(left=0.14, right=0.93, top=0.96, bottom=0.13)  # room for the colour bar's numbers
     fit_tick_labels(fig, ax)
     return fig
 
 
-def _scatter_figure(plt, width: float, rows: list[dict], paths: list[str], metric: str, label: str, met: list[bool]):
+def _scatter_figure(plt, width: float, rows: list[dict], paths: list[str], names: list[str], metric: str, label: str, met: list[bool]):
     from matplotlib.ticker import MaxNLocator
 
     cols = min(2, len(paths))
@@ -256,7 +276,7 @@ def _scatter_figure(plt, width: float, rows: list[dict], paths: list[str], metri
     fig = figure(plt, width, SCATTER_ROW_H * lines)
     ys = [_nan(r.get(metric)) for r in rows]
     colours = [BAR_ALT if m else BAR for m in met]
-    for k, path in enumerate(paths):
+    for k, (path, name) in enumerate(zip(paths, names)):
         ax = fig.add_subplot(lines, cols, k + 1)
         xs = [r[path] for r in rows]
         numeric = _numeric(xs)
@@ -270,10 +290,15 @@ def _scatter_figure(plt, width: float, rows: list[dict], paths: list[str], metri
             ax.set_xticks(distinct, [_value(x) for x in distinct])
         else:
             ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=all(isinstance(x, int) for x in xs)))
-        ax.set_xlabel(path)  # the metric is the row's title
+        ax.set_xlabel(name)  # the metric is the row's title
         ax.grid(True, color="0.9")
     height = SCATTER_ROW_H * lines
     fig.subplots_adjust(left=0.07, right=0.98, top=1 - 4 * mm / height, bottom=12 * mm / height, hspace=0.45, wspace=0.22)
     for ax in fig.axes:
         fit_tick_labels(fig, ax)
     return fig
+
+
+def _values_text(vary: Vary) -> str:
+    """The values of a `--vary` as written, a range with the range dash ('3..5' -> '3–5')."""
+    return vary.text.replace("..", printed.DASH)

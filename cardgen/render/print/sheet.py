@@ -60,7 +60,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from ... import words
+from ... import printed, words
 from ...errors import CardgenError
 from ...fonts import GOTHIC, register_fonts
 from ...text import break_lines
@@ -893,17 +893,18 @@ def footer_text(game, layout: SheetLayout, n: int, m: int, side: str, ids: Seque
         return words.word(f"sheet.{key}", lang, game, **fields)
 
     title = game.title.get(lang)
-    head = f"{title} ({game.id}) · {w('sheet', n=n, m=m)} {w(side)}"
-    tail = f"{w('card', w=_num(layout.card_w), h=_num(layout.card_h))} · {w(duplex)} · {w('scale')}"
+    head = f"{title} · {w('sheet', n=n, m=m)} {w(side)}"
+    tail = f"{w('card', size=printed.size(layout.card_w, layout.card_h))} · {w(duplex)} · {w('scale')}"
+    ids = list(ids) if game.numbered else []  # card numbers only: a generated id (sun-1) is internal
     id_forms = [" ".join(ids)]
     if len(ids) > 1:
         id_forms.append(f"{ids[0]}–{ids[-1]}")
     for ids_text in id_forms:
-        text = f"{head} · {ids_text} · {tail}"
+        text = " · ".join(part for part in (head, ids_text, tail) if part)
         for size in (FOOTER_PT, 5.5, 5.0, FOOTER_MIN_PT):
             if stringWidth(text, GOTHIC, size) <= max_len_mm * mm:
                 return text, size
-    text = f"{head} · {id_forms[-1]} · {w('scale')}"
+    text = " · ".join(part for part in (head, id_forms[-1], w('scale')) if part)
     while stringWidth(text, GOTHIC, FOOTER_MIN_PT) > max_len_mm * mm and len(text) > 10:
         text = text[:-2] + "…"
     return text, FOOTER_MIN_PT
@@ -1071,6 +1072,9 @@ def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_she
         c.setFont(GOTHIC, 8)
         c.drawString(m * mm, (H - m - 11) * mm, words.word("checklist.intro", lang, game, n=len(rows), s=n_sheets))
         chunk = rows[page * per_page:(page + 1) * per_page]
+        # the number column is as wide as the widest card number; a game whose ids are generated
+        # (sun-1) prints none: names only
+        id_w = (max(stringWidth(r[0], GOTHIC, 7.5) for r in rows) / mm + 2) if game.numbered else 0.0
         for i, (card_id, name, copy) in enumerate(chunk):
             col, row = divmod(i, per_col)
             x = m + col * (col_w + 4)
@@ -1083,13 +1087,14 @@ def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_she
             c.line(x * mm, y * mm, (x + col_w) * mm, y * mm)
             c.setFillColorRGB(0, 0, 0)
             c.setFont(GOTHIC, 7.5)
-            c.drawString((x + 5.5) * mm, (y + 1.5) * mm, card_id)
+            if id_w:
+                c.drawString((x + 5.5) * mm, (y + 1.5) * mm, card_id)
             c.drawRightString((x + col_w - 0.5) * mm, (y + 1.5) * mm, copy)
-            room = (col_w - 5.5 - 14 - 8) * mm
+            room = (col_w - 5.5 - id_w - 8) * mm
             text = name
             while text and stringWidth(text, GOTHIC, 7.5) > room:
                 text = text[:-2] + "…"
-            c.drawString((x + 5.5 + 14) * mm, (y + 1.5) * mm, text)
+            c.drawString((x + 5.5 + id_w) * mm, (y + 1.5) * mm, text)
         c.showPage()
 
 
