@@ -179,13 +179,13 @@ class MappingEntry:
     def as_dict(self) -> dict:
         std = self.standard
         return {
-            "card": self.card_id, "type": self.type_id, "name": {"ja": self.name.ja, "en": self.name.en},
+            "card": self.card_id, "type": self.type_id, "name": self.name.as_dict(),
             "standard": std.label if std else None, "code": std.code if std else None,
             "rank": (std.rank or None) if std else None,
             "suit": std.suit if std and not std.is_joker else None,
             "joker": bool(std and std.is_joker),
             "print": std is None,
-            "reason": {"ja": self.reason.ja, "en": self.reason.en} if self.reason else None,
+            "reason": self.reason.as_dict() if self.reason else None,
         }
 
 
@@ -370,7 +370,7 @@ def _shown(path: Path) -> str:
 class _Builder:
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.r = SchemaReader()
+        self.r = SchemaReader(game.languages)
         self.path = mapping_path(game)
         self.assign: dict[str, _Assignment] = {}
         self.top_node: yaml.Node | None = None
@@ -960,7 +960,7 @@ def _show_key(key: Any, by: str) -> str:
 
 def _hashable(value: Any) -> Any:
     if isinstance(value, Text):
-        return (value.ja, value.en)
+        return value.values
     return value
 
 

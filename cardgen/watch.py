@@ -82,7 +82,7 @@ class Watcher:
         started = time.perf_counter()
         try:
             game = load_game(self.spec)
-            self.game_id, self.title, self.root = game.id, game.title.get(self.options.lang), game.root
+            self.game_id, self.title, self.root = game.id, game.title.get(self.options.lang or game.languages[0]), game.root
             if not self.digests:  # the first build: what the files hold now, so a later save without an edit names nothing
                 self.really_changed(p for p in game.root.rglob("*") if p.is_file() and self.wanted(str(p)))
             check_build(game, self.options)

@@ -140,7 +140,7 @@ def validate(r: SchemaReader, node: yaml.Node, spec: Spec, what: str) -> Any:
         return value
     if isinstance(spec, Text):
         text = r.text(node, what)
-        return None if text is None else {"ja": text.ja, "en": text.en}
+        return None if text is None else text.as_dict()
     if isinstance(spec, List):
         items = r.sequence(node, what, spec.max_items)
         if items is None:

@@ -28,7 +28,6 @@ from ... import words
 from ...files import write_atomic
 from ...fonts import register_fonts
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
-from ...langs import LANGUAGES
 from ...model import Game, Text
 from ..cards.icons import suit_width
 from ..cards.index import BLACK, GREY, RED, draw_suit, suit_colour
@@ -345,7 +344,7 @@ def _rank_major(std: StandardCard) -> tuple[int, int]:
 
 
 def _plain(value: Any) -> Any:
-    return (value.ja, value.en) if isinstance(value, Text) else value
+    return value.values if isinstance(value, Text) else value
 
 
 def _take_lists(report: MappingReport) -> tuple[dict[str, list[tuple[StandardCard, int]]], list[tuple[StandardCard, int]]]:
@@ -481,7 +480,7 @@ def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float
 def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TStyle], width: float) -> Table:
     groups: dict[Any, dict[str, list[MappingEntry]]] = {}
     for e in report.must_print:
-        key = (e.reason.ja, e.reason.en) if e.reason else None
+        key = e.reason.values if e.reason else None
         groups.setdefault(key, {}).setdefault(e.type_id, []).append(e)
     data: list[list[Any]] = [[_w(k, lang) for k in ("col_card", "col_text")]]
     for reason, by_type in groups.items():
@@ -499,8 +498,8 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TSt
 
 def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
     """The reference sheet as A4 (or Letter) PDF bytes; the same inputs give the same bytes."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {lang!r}")
+    if lang not in game.languages:
+        raise ValueError(f"language must be one of {', '.join(game.languages)}, not {lang!r}")
     report = require_mapping(game)
     gothic, _ = register_fonts()
     title = f"{game.title.get(lang)} — {_w('title', lang)}"
