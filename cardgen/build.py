@@ -249,12 +249,13 @@ class BuildResult:
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
+    preview_page: str = "preview.html"  # preview-<lang>.html for a game's other languages
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
         png_dirs = [next((d for d in f.parents if d.name.startswith("png")), None) for f in self.files if f.suffix == ".png"]
         pngs = [d for d in png_dirs if d is not None]  # one entry per face PNG: its png*/ folder (TGC's deck folders are inside)
-        tts = [f for f in self.files if f.parent.name == "tts"]
+        tts = [f for f in self.files if f.parent.name.startswith("tts")]
         lines = [f"{self.game_id}: {self.cards} cards"]
         if self.layout is not None:
             lines.append(f"  sheets: {self.sheets} x ({self.layout.describe()})")
@@ -270,7 +271,7 @@ class BuildResult:
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
         if self.preview:
-            lines.append(f"  {self.out_dir / 'preview.html'} (every face, with what each card reported)")
+            lines.append(f"  {self.out_dir / self.preview_page} (every face, with what each card reported)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
@@ -444,10 +445,12 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 if files is not None:
                     files.save()
                     result.drawn.append(f"{files.drawn} PNG")
-                from .preview import write_preview
+                from .preview import page_name, write_preview
+
+                result.preview_page = page_name(options.lang, game.languages)
 
                 result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed),
-                                               rounded=options.corner_guides)
+                                               rounded=options.corner_guides, card_width_mm=card_size[0] + 2 * options.shop_bleed)
             if "tts" in outputs:
                 written = []
                 tts_dir = base / named("tts", game, options)

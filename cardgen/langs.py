@@ -26,6 +26,14 @@ _CODE = re.compile(r"^[a-z]{2}(-[A-Z]{2})?$")
 CJK = frozenset({"ja", "zh", "ko"})
 
 
+# What a language switch shows: each language in itself.
+NATIVE_NAMES = {"ja": "日本語", "en": "English", "fr": "Français", "de": "Deutsch"}
+
+
+def native_name(lang: str) -> str:
+    return NATIVE_NAMES.get(lang, lang)
+
+
 def code_problem(code: str) -> str | None:
     """Why `code` is not a usable language code, or None."""
     if _CODE.match(code):
