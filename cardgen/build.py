@@ -649,6 +649,7 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
     merged.drawn = [d for p in parts for d in p.drawn]
     merged.preview = next((p.preview for p in parts if p.preview), [])
+    merged.preview_page = next((p.preview_page for p in parts if p.preview), merged.preview_page)
     for part in parts:
         for card_id, notes in part.warnings.items():
             merged.warnings.setdefault(card_id, [])

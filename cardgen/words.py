@@ -39,6 +39,10 @@ from .memo import Memo
 from .model import Game, Text
 
 WORDS_FILE = "common/words.yaml"
+# The word groups `cardgen build` prints (cards, sheets, rulebook, standard sheet, tuck box,
+# playtest kit, preview): `check` requires them in every declared language. The balance and sweep
+# reports' words (report, sweep) ship in ja and en only; another language gets the English ones.
+BUILD_GROUPS = ("common", "preview", "rulebook", "sheet", "checklist", "calibration", "tuckbox", "standard", "playtest")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -192,12 +196,12 @@ def has_word(key: str, lang: str, game: Game | None = None) -> bool:
 
 
 def missing_words(game: Game) -> list[Problem]:
-    """For each declared language, the interface words neither cardgen nor the game's own
-    words.yaml has, at game.yaml's `languages:` (the line that asks for them)."""
+    """For each declared language, the interface words a build prints (BUILD_GROUPS) that neither
+    cardgen nor the game's own words.yaml has, at game.yaml's `languages:` (the line that asks for them)."""
     problems = []
     at = game.where("languages") or game.where("game.yaml")
     for lang in game.languages:
-        missing = [key for key in bundled().words if not has_word(key, lang, game)]
+        missing = [key for key in bundled().words if key.split(".")[0] in BUILD_GROUPS and not has_word(key, lang, game)]
         if missing:
             shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
             problems.append(Problem(at, f"languages: cardgen has no {lang} words for {len(missing)} word(s) the outputs print "
