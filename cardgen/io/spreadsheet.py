@@ -573,8 +573,9 @@ def _columns(table: _Table, row: int, header: list[Any], specs: dict[str, FieldS
         if name not in fixed and _field_of(name, specs, languages) is None:
             expected = ", ".join("/".join(f"{n}_{lang}" for lang in languages) if s.kind == "text" else n
                                  for n, s in specs.items()) or "(none declared)"
-            hint = (f"; '{name}' is a text field: write its column(s) {', '.join(f'{name}_{lang}' for lang in languages)}"
-                    if name in specs else "")
+            own = [f"{name}_{lang}" for lang in languages]
+            hint = (f"; '{name}' is a text field: write its column{'s' if len(own) > 1 else ''} "
+                    f"{', '.join(own[:-1]) + ' and ' if len(own) > 1 else ''}{own[-1]}" if name in specs else "")
             if ";" in name or "\t" in name:
                 hint = "; the columns seem separated by ';' or tabs: save the file as comma-separated CSV (UTF-8)"
             problems.append(Problem(where, f"unknown column '{name}'{hint}; use {TYPE_COLUMN}, {', '.join(name_cols)}, {COUNT_COLUMN}, "

@@ -144,11 +144,11 @@ class _Builder(Directives):
 
     def cover(self) -> list[Flowable]:
         g, L = self.game, self.labels
-        other = "en" if self.lang == "ja" else "ja"
         out: list[Flowable] = [Spacer(1, 18 * mm)]
         out.append(TextBlock([(g.title.get(self.lang), True)], self.lang,
                              self.ts("title", align="center", color=self.col["accent"])))
-        out.append(TextBlock(g.title.get(other), other, self.ts("h3", align="center", color=self.col["muted"], space_before=4)))
+        for other in [lang for lang in g.languages if lang != self.lang][:1]:  # the title in the game's other language, if any
+            out.append(TextBlock(g.title.get(other), other, self.ts("h3", align="center", color=self.col["muted"], space_before=4)))
         facts = f"{L['players']} {self.players_text()}　／　{L['cards_total']} {L['cards_unit'].format(n=g.total)}" \
             if self.lang == "ja" else f"{L['players']}: {self.players_text()}   ·   {L['cards_total']}: {g.total}"
         out.append(TextBlock(facts, self.lang, self.ts("body", align="center", space_before=10, space_after=8)))
