@@ -1080,7 +1080,7 @@ def suggest_mapping(game: Game) -> dict:
         if all(chosen):
             types[card_type.id] = {"cards": [c.code for c in chosen if c]}
         else:
-            reason = {"ja": "対応する標準カードが残っていないため", "en": "no standard card is left for it"}
+            reason = {lang: _NO_CARD_LEFT.get(lang, _NO_CARD_LEFT["en"]) for lang in game.languages}
             types[card_type.id] = {"copies": {str(i): ({"card": c.code} if c else {"print": True, "reason": reason})
                                               for i, c in enumerate(chosen, 1)}}
     top: dict[str, Any] = {"decks": max(_decks_needed(uses.elements()), 1)}
@@ -1088,6 +1088,11 @@ def suggest_mapping(game: Game) -> dict:
         top["value_field"] = value_field
     top["types"] = types
     return top
+
+
+# why a suggested mapping prints a card, in each language the game may be written in (else English)
+_NO_CARD_LEFT = {"ja": "対応する標準カードが残っていないため", "en": "no standard card is left for it",
+                 "fr": "il ne reste aucune carte classique pour elle", "de": "es ist keine Standardkarte mehr für sie frei"}
 
 
 def write_suggested_mapping(game: Game) -> tuple[Path, Path | None]:
