@@ -60,11 +60,20 @@ def test_a_french_and_english_game_checks_and_builds_each_language_under_its_own
 
     first = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--only", "rules", "--workers", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
-    other = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--lang", "en", "--workers", "1", cwd=tmp_path)
+    other = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--only", "png", "--lang", "en", "--corner-guides",
+                    "--workers", "1", cwd=tmp_path)
     assert other.returncode == 0, other.stdout + other.stderr
     out = tmp_path / "out" / "jeu"
     assert sorted(p.name for p in out.glob("*.pdf")) == ["jeu-print-shop-en.pdf", "jeu-print-shop.pdf",
                                                          "jeu-rules-en.pdf", "jeu-rules-fr.pdf"]
+    assert len(list((out / "png-en").glob("*-front.png"))) == 12 and not (out / "png").exists()
+    # the English preview: in English, with a switch to the French page, its faces' corners rounded like the cut cards
+    assert f"{Path('out') / 'jeu' / 'preview-en.html'} (every face" in other.stdout
+    page = (out / "preview-en.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in page and '<span class="status">12 cards</span>' in page
+    assert '<a href="preview.html" hreflang="fr" lang="fr">Français</a>' in page
+    assert re.search(r"\.faces img\{border-radius:4\.\d+% / 3\.\d+%\}", page)
+    assert "preview-build-en.js" in page and (out / "preview-build-en.js").is_file()
     french, english = text_of(out / "jeu-print-shop.pdf"), text_of(out / "jeu-print-shop-en.pdf")
     assert "Éclipse" in french and "Soleil" in french and "Eclipse" in english and "Soleil" not in english
     assert "Matériel" in text_of(out / "jeu-rules-fr.pdf")  # the rulebook's interface words in French

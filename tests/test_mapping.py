@@ -284,7 +284,8 @@ def test_sheet_names_decks_and_cards_in_the_language():
 
 def test_write_standard_sheet(tmp_path):
     path = write_standard_sheet(load_game("llll"), "en", tmp_path)
-    assert path == tmp_path / "llll" / "llll-standard-deck.pdf"
+    assert path == tmp_path / "llll" / "llll-standard-deck-en.pdf"  # English is llll's second language
+    assert write_standard_sheet(load_game("llll"), "ja", tmp_path) == tmp_path / "llll" / "llll-standard-deck.pdf"
     assert path.read_bytes().startswith(b"%PDF")
 
 

@@ -27,6 +27,7 @@ from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 from ... import words
 from ...files import write_atomic
 from ...fonts import register_fonts
+from ...langs import suffix as lang_suffix
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
 from ...model import Game, Text
 from ..cards.icons import suit_width
@@ -525,10 +526,11 @@ def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
     return buffer.getvalue()
 
 
-def standard_sheet_path(game: Game, out_dir: str | Path = "output") -> Path:
-    return Path(out_dir) / game.id / f"{game.id}-standard-deck.pdf"
+def standard_sheet_path(game: Game, out_dir: str | Path = "output", lang: str | None = None) -> Path:
+    """<game>-standard-deck.pdf in the game's first language, <game>-standard-deck-<lang>.pdf in another (as `build` names it)."""
+    return Path(out_dir) / game.id / f"{game.id}-standard-deck{lang_suffix(lang or game.languages[0], game.languages)}.pdf"
 
 
 def write_standard_sheet(game: Game, lang: str, out_dir: str | Path = "output", paper: str = "a4") -> Path:
-    """Write output/<game>/<game>-standard-deck.pdf (A4 or Letter) atomically and return its path."""
-    return write_atomic(standard_sheet_path(game, out_dir), build_standard_sheet(game, lang, paper))
+    """Write output/<game>/<game>-standard-deck[-<lang>].pdf (A4 or Letter) atomically and return its path."""
+    return write_atomic(standard_sheet_path(game, out_dir, lang), build_standard_sheet(game, lang, paper))
