@@ -252,7 +252,7 @@ def page(title: str, cards: Sequence[CardImages], build_id: str, error: str | No
             parts.append('<ul class="warnings">' + "".join(f"<li>{e(text)}</li>" for text in card.warnings) + "</ul>")
         parts.append("</figcaption></figure>")
     parts.append("</main>")
-    build_script = script_name(_own_page(language))
+    build_script = script_name(own_page(language))
     parts.append(
         "<script>(function(){var mine=document.body.dataset.build;"
         "window.cardgenBuilt=function(latest){if(latest!==mine){location.reload();}};"
@@ -263,7 +263,7 @@ def page(title: str, cards: Sequence[CardImages], build_id: str, error: str | No
     return "\n".join(parts)
 
 
-def _own_page(language: PageLanguage) -> str:
+def own_page(language: PageLanguage) -> str:
     """The file name of the page in `language` (the first language's is preview.html): known from
     the other pages' names, since a switch lists every language but its own."""
     first_is_other = any(name == PAGE for _, _, name in language.others)
@@ -285,7 +285,7 @@ def write_page(base: Path, title: str, cards: Sequence[CardImages], error: str |
 
     from .files import write_atomic
 
-    name = _own_page(language) if language is not None else PAGE
+    name = own_page(language) if language is not None else PAGE
     look = dict(size_px=size_px, language=language, rounded_mm=rounded_mm, card_width_mm=card_width_mm)
     # The page's own digest names the build: the same cards and messages give the same files
     # (builds stay byte-identical), and anything new makes an open page reload.
