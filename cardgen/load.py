@@ -93,8 +93,8 @@ def read_card_list(r: SchemaReader, root: Path, game_node: yaml.Node | None) -> 
         return path, None
     scratch = SchemaReader()  # card_fields' problems are reported once, by _build_game
     entries = scratch.mapping(game_node, "game.yaml", set(), None) or {}
+    languages = scratch.languages = game_languages(scratch, entries)  # the field labels are texts in these
     specs = _field_specs(scratch, entries["card_fields"][1]) if "card_fields" in entries else {}
-    languages = game_languages(scratch, entries)
     id_format = scratch.scalar(entries["id_format"][1], "id_format", "str") if "id_format" in entries else None
     if scratch.problems:
         return path, None

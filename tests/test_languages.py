@@ -161,3 +161,18 @@ def test_new_games_in_any_languages_check_and_build_every_output(tmp_path, langu
     assert (out / "preview.html").is_file() and (out / "tts").is_dir()
     if languages == "fr,en":
         assert (out / "preview-en.html").is_file() and (out / "tts-en").is_dir() and (out / "png-en").is_dir()
+
+
+def test_a_german_game_in_a_spreadsheet_has_a_column_per_language(tmp_path):
+    done = cardgen("new", "spiel", "--languages", "de", "--cards", "csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    cards = tmp_path / "spiel" / "cards.csv"
+    header = cards.read_text(encoding="utf-8").splitlines()[0]
+    assert header == "id,type,copy,name_de,power,suit,ability_de"
+    checked = cardgen("check", "spiel", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "every output lays out (de)" in checked.stdout
+    cards.write_text(cards.read_text(encoding="utf-8").replace("ability_de", "ability_en", 1), encoding="utf-8")
+    checked = cardgen("check", "spiel", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "spiel/cards.csv:1:7: unknown column 'ability_en'" in checked.stderr and "ability_de" in checked.stderr, checked.stderr
