@@ -159,6 +159,24 @@ def resolve_face(root: Path | None, name: str, lang: str, bold: bool) -> tuple[s
     return resolve_font(root, name), bold
 
 
+def latin_face(font: str, lang: str, strong: bool = False) -> str | None:
+    """The Latin face that sets the Latin characters of a document in `lang` whose text font is
+    the bundled `font` (IPAex Gothic -> Liberation Sans, its bold for strong text; IPAex Mincho ->
+    Liberation Serif); None for a Japanese document or a font of another kind. A character the
+    Latin face lacks (a Japanese quotation in English text) stays in `font`."""
+    from .langs import is_cjk
+
+    if is_cjk(lang):
+        return None
+    face = {GOTHIC: LATIN_SANS_BOLD if strong else LATIN_SANS, GOTHIC_BOLD: LATIN_SANS_BOLD,
+            MINCHO: LATIN_SERIF_BOLD if strong else LATIN_SERIF}.get(font)
+    return None if face is None else _register_extra(face)
+
+
+def has_glyph(font: str, char: str) -> bool:
+    return ord(char) in _glyphs(font)
+
+
 def missing_character(font: str, text: str) -> str | None:
     """The first character of `text` that `font` has no glyph for (spaces and line breaks aside), or None."""
     glyphs = _glyphs(font)

@@ -77,6 +77,7 @@ def test_a_french_and_english_game_checks_and_builds_each_language_under_its_own
     french, english = text_of(out / "jeu-print-shop.pdf"), text_of(out / "jeu-print-shop-en.pdf")
     assert "Éclipse" in french and "Soleil" in french and "Eclipse" in english and "Soleil" not in english
     assert "Matériel" in text_of(out / "jeu-rules-fr.pdf")  # the rulebook's interface words in French
+    assert {"LiberationSerif", "LiberationSans-Bold"} <= fonts_of(out / "jeu-rules-fr.pdf")  # its paragraphs' Latin face
     # Latin text in the Latin family, bold in its real bold face (never IPAex's full-width punctuation)
     assert fonts_of(out / "jeu-print-shop.pdf") == {"LiberationSans", "LiberationSerif-Bold"}
 
