@@ -839,8 +839,18 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
-        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs)
+        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs) + tuckbox_notes(game, options)
     return results
+
+
+def tuckbox_notes(game: Game, options: BuildOptions) -> list[str]:
+    """A deck too deep for one tuck box on the paper is split: the build says so, not only the page."""
+    if "tuckbox" not in options.outputs:
+        return []
+    from .render.print.tuckbox import split_note
+
+    note = split_note(resolve_card_size(game, options), game.total, options.paper, options.card_thickness_mm)
+    return [] if note is None else [note]
 
 
 @dataclass

@@ -154,13 +154,13 @@ def engines(fmt: str) -> None:
     if not rows:
         click.echo("no rules engines are installed; write one with `cardgen new NAME --engine`")
         return
-    for row in rows:
-        source = f"{row['distribution']} {row['version']}".strip()
-        if row["error"]:
-            click.echo(f"{row['name']:<12} {source:<22} {row['module']:<28} {row['error']}")
-        else:
-            click.echo(f"{row['name']:<12} {source:<22} {row['module']:<28} players {format_counts(row['players']):<14} "
-                       f"variants {', '.join(row['variants'])}")
+    # columns as wide as their longest entry: a plugin's distribution name can be long
+    table = [(row["name"], f"{row['distribution']} {row['version']}".strip(), row["module"],
+              row["error"] or f"players {format_counts(row['players'])}",
+              "" if row["error"] else f"variants {', '.join(row['variants'])}") for row in rows]
+    widths = [max(len(line[column]) for line in table) for column in range(4)]
+    for line in table:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(line, widths + [0])).rstrip())
 
 
 @cli.command()

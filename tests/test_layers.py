@@ -60,7 +60,7 @@ def import_edges(root: Path = PACKAGE) -> dict[str, dict[str, int]]:
     """module -> {imported module: first line}, for imports between modules of the package.
 
     An import of a name resolves to the longest module it names (`from . import core` is
-    cardgen.engine.core); a module importing its own package (`from . import engine_module`) is
+    cardgen.engine.core); a module importing its own package (`from .. import engine`) is
     no edge, as the package's __init__ runs before its members anyway."""
     mods = modules(root)
     edges: dict[str, dict[str, int]] = {m: {} for m in mods}

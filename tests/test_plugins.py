@@ -134,6 +134,17 @@ def test_engines_lists_the_installed_ones_and_a_broken_one_in_a_line(designer):
     assert rows["ohanatsumi"]["players"] == [1, 2, 3, 4, 5] and rows["broken"]["variants"] is None
 
 
+def test_engines_prints_a_table_whose_columns_line_up(tmp_path):
+    """The example plugin's distribution, cardgen-crazy-eights, is longer than a fixed column once was."""
+    listed = cardgen(sys.executable, "engines", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert any(line.startswith("crazy-eights ") for line in lines)
+    for column in ("players ", "cardgen"):
+        starts = {line.index(f" {column}", len(line.split()[0])) for line in lines}
+        assert len(starts) == 1, (column, listed.stdout)
+
+
 def test_a_plugin_that_fails_to_import_is_one_line_and_stops_nothing_else(designer):
     python, home = designer
     failed = cardgen(python, "check", "brokengame", "--no-simulate", cwd=home)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
@@ -103,14 +103,18 @@ def back_group(game: Game, card: Card) -> str:
 
 
 def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm: float, height_mm: float,
-              bleed_mm: float, lang: str, overflows: list | None = None) -> None:
+              bleed_mm: float, lang: str, overflows: list | None = None, only: Callable[[Box], bool] | None = None) -> None:
     """Draw `face` with its trimmed lower-left corner at (x_mm, y_mm) in page mm.
 
     Backgrounds reach out to the bleed; nothing is drawn outside it (a clip path). Texts that
-    do not fit at their minimum size are drawn anyway and reported into `overflows`.
+    do not fit at their minimum size are drawn anyway and reported into `overflows`. `only`
+    keeps some of the layout's boxes (the tuck box draws a back's art without its deck label).
     """
     layout = get_layout(game)
     boxes, own = layout.boxes(face.card, face.side)
+    if only is not None:
+        boxes = tuple(b for b in boxes if only(b))
+        own = True  # a partial face is no shared back: never cache it as the whole back's form
     c = canvas
     segments = art.FACE_SEGMENTS.set([0])  # what this face's SVG art and icons cost a rasteriser
     c.saveState()
@@ -137,6 +141,38 @@ def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm
     finally:
         c.restoreState()
         art.FACE_SEGMENTS.reset(segments)
+
+
+@dataclass(frozen=True)
+class BackLook:
+    """What a back's boxes say about its look, for things drawn in its style (a tuck box)."""
+
+    field: str | None  # the colour of its first full-bleed filled rect ("#3E4A61"), None without one
+    ink: str | None  # the colour of the kept text box that shows the game's title
+    font: str | None  # that box's font (registered name)
+    title_shown: bool  # whether a kept text box shows the game's title
+
+
+def back_look(game: Game, face: Face, lang: str, keep: Callable[[Box], bool] = lambda box: True) -> BackLook:
+    """The field colour of `face` (a back) and how the kept boxes among its boxes print the title."""
+    layout = get_layout(game)
+    boxes, _ = layout.boxes(face.card, face.side)
+    try:
+        ctx = _context(game, layout, face.card, lang)
+        field = ink = font = None
+        title = game.title.get(lang)
+        for box in boxes:
+            if not box.shows(ctx):
+                continue
+            if field is None and box.kind == "rect" and box.value("bleed", ctx, lang):
+                field = resolve_colour(box.value("fill", ctx, lang), layout.colours, "fill")
+                field = None if str(field).lower() in ("none", "transparent") else field
+            if ink is None and box.kind == "text" and keep(box) and title and title in str(box.value("text", ctx, lang) or ""):
+                ink = resolve_colour(box.value("colour", ctx, lang), layout.colours)
+                font = _game_fonts(getattr(game, "root", None))[box.value("font", ctx, lang)]
+    except DataError as exc:
+        raise _for_card(exc, face, lang) from None
+    return BackLook(field, ink, font, ink is not None)
 
 
 def icon_counts(game: Game, icon: str, lang: str = "en") -> dict[str, int]:
