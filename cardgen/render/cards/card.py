@@ -169,7 +169,7 @@ def back_look(game: Game, face: Face, lang: str, keep: Callable[[Box], bool] = l
                 field = None if str(field).lower() in ("none", "transparent") else field
             if ink is None and box.kind == "text" and keep(box) and title and title in str(box.value("text", ctx, lang) or ""):
                 ink = resolve_colour(box.value("colour", ctx, lang), layout.colours)
-                font = _game_fonts(getattr(game, "root", None))[box.value("font", ctx, lang)]
+                font, _ = _game_fonts(getattr(game, "root", None))[(box.value("font", ctx, lang), lang, bool(box.value("bold", ctx, lang)))]
     except DataError as exc:
         raise _for_card(exc, face, lang) from None
     return BackLook(field, ink, font, ink is not None)
