@@ -135,7 +135,8 @@ def test_check_lists_the_words_a_declared_language_lacks_and_a_game_may_add_them
     assert len(words) == 1 and "common.card," not in words[0] and "common.cards," in words[0]
 
 
-@pytest.mark.parametrize("languages, rules", [("en", ["en"]), ("ja", ["ja"])])
+# Japanese-only in the slow run: the default run's budget is tight, and English-only shows the same per-language rule
+@pytest.mark.parametrize("languages, rules", [("en", ["en"]), pytest.param("ja", ["ja"], marks=pytest.mark.slow)])
 def test_a_one_language_game_builds_its_language_only(tmp_path, languages, rules):
     game = made(tmp_path, "solo", languages)
     assert (typed_japanese(game) == []) == (languages == "en")
