@@ -31,7 +31,7 @@ from . import sizes
 from .errors import CardgenError, Problem
 from .files import output_lock, remove_temp_files as _remove_temp_files, write_atomic
 from .handoff import FaceFiles
-from .langs import LANGUAGES
+from .langs import code_problem, suffix as lang_suffix
 from .model import Game, Location
 from .render.print.printshop import SHOP_BLEED_MM, page_labels, printshop_pdf
 from .render.print.sheet import (CROP_MARKS, DEFAULT_MARGIN_MM, DUPLEX, FITS, IMPOSITIONS, PAPERS, REAL_BLEED_MM, SheetLayout,
@@ -56,7 +56,7 @@ class BuildOptions:
     crop_marks: str = "corners"
     duplex: str = "long"
     back_offset_mm: tuple[float, float] = (0.0, 0.0)
-    lang: str = "ja"
+    lang: str | None = None  # None: the game's first language (game.yaml `languages:`)
     calibration: bool = False
     allow_overflow: bool = False
     allow_unsafe: bool = False  # build with a --preset even when boxes break its safe zone
@@ -105,8 +105,8 @@ class BuildOptions:
                                "its fold allows); drop --fit or use --imposition duplex")
         if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
             raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
-        if self.lang not in LANGUAGES:
-            raise CardgenError(f"--lang {self.lang!r} is unknown; use {' or '.join(LANGUAGES)}")
+        if self.lang is not None and code_problem(self.lang):
+            raise CardgenError(f"--lang: {code_problem(self.lang)}")
         if self.card_size is not None:
             parse_card_size(self.card_size)
         if self.bleed_mm is not None and not 0 <= self.bleed_mm <= 10:
@@ -164,7 +164,7 @@ def make_options(
     crop_marks: str = "corners",
     duplex: str = "long",
     back_offset: str | tuple[float, float] = (0.0, 0.0),
-    lang: str = "ja",
+    lang: str | None = None,
     calibration: bool = False,
     allow_overflow: bool = False,
     margin: float = DEFAULT_MARGIN_MM,
@@ -250,12 +250,13 @@ class BuildResult:
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
     removed: list[str] = field(default_factory=list)  # files of an earlier build this one no longer makes (remove_unmade)
+    preview_page: str = "preview.html"  # preview-<lang>.html for a game's other languages
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
         png_dirs = [next((d for d in f.parents if d.name.startswith("png")), None) for f in self.files if f.suffix == ".png"]
         pngs = [d for d in png_dirs if d is not None]  # one entry per face PNG: its png*/ folder (TGC's deck folders are inside)
-        tts = [f for f in self.files if f.parent.name == "tts"]
+        tts = [f for f in self.files if f.parent.name.startswith("tts")]
         lines = [f"{self.game_id}: {self.cards} cards"]
         if self.layout is not None:
             lines.append(f"  sheets: {self.sheets} x ({self.layout.describe()})")
@@ -271,7 +272,7 @@ class BuildResult:
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
         if self.preview:
-            lines.append(f"  {self.out_dir / 'preview.html'} (every face, with what each card reported)")
+            lines.append(f"  {self.out_dir / self.preview_page} (every face, with what each card reported)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
@@ -343,9 +344,35 @@ def thin_bleed_warning(game: Game, options: BuildOptions, layout: SheetLayout) -
     return text
 
 
+def language_problem(game: Game, lang: str | None) -> str | None:
+    """Why `--lang lang` cannot build `game` (a language it is not written in), or None."""
+    if lang is None or lang in game.languages:
+        return None
+    return (f"{game.id} is written in {', '.join(game.languages)} (languages in game.yaml), not {lang}; "
+            f"use --lang {' or --lang '.join(game.languages)}")
+
+
+def for_game(game: Game, options: BuildOptions) -> BuildOptions:
+    """`options` with the language made the game's: its first when none was given."""
+    return options if options.lang is not None else replace(options, lang=game.languages[0])
+
+
+def named(name: str, game: Game, options: BuildOptions) -> str:
+    """A language-dependent output's file or folder name: today's for the game's first language,
+    with `-<lang>` before the extension for the others (`llll-cards-a4-en.pdf`, `png-en`), so
+    building another language never overwrites the first one's files."""
+    tag = lang_suffix(options.lang or game.languages[0], game.languages)
+    if not tag:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}{tag}.{ext}" if dot and "/" not in ext else f"{name}{tag}"
+
+
 def check_build(game: Game, options: BuildOptions) -> None:
     """Raise CardgenError now for options that cannot work for `game` (cheap; no drawing)."""
     options.validate()
+    if language_problem(game, options.lang):
+        raise CardgenError(language_problem(game, options.lang))
     card_size = resolve_card_size(game, options)
     target = options.target
     if target is not None and target.png_px and "png" in options.outputs:
@@ -377,6 +404,7 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     (`lock=False`: the caller holds it and has removed stale temporary files, see `build_games`).
     """
     step = progress or (lambda n: None)
+    options = for_game(game, options)
     cache = _build_cache(game, options)
     rendered = _render(game, options, step, cache)
     result = rendered.result
@@ -395,7 +423,7 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
             if "png" in outputs:
                 written = []
                 target = options.target
-                png_dir = base / (target.png_dir if target else "png")
+                png_dir = base / named(target.png_dir if target else "png", game, options)
                 renamed = _png_names(labels, target)
                 path_of = lambda name: png_dir / renamed.get(name, name)  # noqa: E731
                 from .cache import WrittenFiles
@@ -419,12 +447,15 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 if files is not None:
                     files.save()
                     result.drawn.append(f"{files.drawn} PNG")
-                from .preview import write_preview
+                from .preview import page_name, write_preview
 
-                result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))
+                result.preview_page = page_name(options.lang, game.languages)
+
+                result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed),
+                                               rounded=options.corner_guides, card_width_mm=card_size[0] + 2 * options.shop_bleed)
             if "tts" in outputs:
                 written = []
-                tts_dir = base / "tts"
+                tts_dir = base / named("tts", game, options)
                 if options.tts_url:
                     url = lambda name: options.tts_url.rstrip("/") + "/" + name  # noqa: E731
                 else:
@@ -433,8 +464,8 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                 for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
                                                     names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache,
                                                     deck_names=tts_deck_names(game, labels, options.lang)):
-                    written.append(_write(options.out_dir, base / "tts" / name, data))
-                _remove_stale(base / "tts", written, ".png", ".json")
+                    written.append(_write(options.out_dir, tts_dir / name, data))
+                _remove_stale(tts_dir, written, ".png", ".json")
                 result.files += written
                 if cache:
                     result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
@@ -648,6 +679,7 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
     merged.drawn = [d for p in parts for d in p.drawn]
     merged.preview = next((p.preview for p in parts if p.preview), [])
+    merged.preview_page = next((p.preview_page for p in parts if p.preview), merged.preview_page)
     for part in parts:
         for card_id, notes in part.warnings.items():
             merged.warnings.setdefault(card_id, [])
@@ -935,6 +967,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     from .preview import FaceNotes
     from .render.cards.card import faces
 
+    options = for_game(game, options)
     options.validate()
     if options.target is not None and not options.allow_unsafe:  # before drawing anything, as cheap as it is
         from .presets import unsafe_error
@@ -989,7 +1022,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 spool.seek(0)
                 sheets = spool.read()
     if sheets is not None:
-        name = f"{game.id}-cards-{options.paper}.pdf"
+        name = named(f"{game.id}-cards-{options.paper}.pdf", game, options)
         pending.append((base / name, sheets))
         if options.target:  # which sheet page is which card's front and back (cardgen/handoff.py)
             from .handoff import manifest_csv
@@ -997,21 +1030,21 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
 
             rows = [(f"{name}#page={front}", card.id, 1, f"{name}#page={back}")
                     for card, (front, back) in zip(game.cards, card_pages(layout, len(pairs)))]
-            pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
+            pending.append((base / named(f"manifest-{options.target.id}.csv", game, options), manifest_csv(rows)))
     if outputs & {"shop", "png", "tts"}:
         if cache is not None and outputs & {"png", "tts"}:
             face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
-            name = (options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.id)
+            name = named((options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.id), game, options)
             pending.append((base / name, shop))
             if options.target:  # which pages are which card, and its back (cardgen/handoff.py)
                 from .handoff import manifest_csv, page_rows
 
                 rows = page_rows(name, page_labels(game, pairs, _back_first(options)))
-                pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
+                pending.append((base / named(f"manifest-{options.target.id}.csv", game, options), manifest_csv(rows)))
     if options.calibration:
         cal_layout = plan_layout(game, replace(options, imposition="duplex"))
-        pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
+        pending.append((base / named(f"{game.id}-calibration-{options.paper}.pdf", game, options), calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
 
     pending += _documents(game, options, base, cache)
 
@@ -1046,7 +1079,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     problems: list[Problem] = []
     sizes: list = []
     art_notes: list = []
-    for index, lang in enumerate(LANGUAGES):
+    for index, lang in enumerate(game.languages):
         # the first pass renders every document; the others only the faces in their language
         outputs = OUTPUTS if index == 0 else ("sheets",)
         token = TEXT_SIZES.set(sizes)
@@ -1061,7 +1094,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     problems.extend(p for p in _report_spec_problems(game) if p not in problems)
     results = [CheckResult("build", False, p.message, p.location) for p in problems]
     if not problems:
-        results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
+        results.append(CheckResult("build", True, f"every output lays out ({', '.join(game.languages)})"))
     results += [CheckResult("folder-name", True, why) for why in folder_notes(game)]
     results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
     return results + text_size_checks(game, sizes) + art_checks(art_notes)
@@ -1110,24 +1143,24 @@ def _documents(game: Game, options: BuildOptions, base: Path, cache=None) -> lis
     if "rules" in options.outputs:
         from .render.documents.rulebook import build_rulebook
 
-        for lang in LANGUAGES:
+        for lang in game.languages:
             out.append((base / f"{game.id}-rules-{lang}.pdf", made(f"rules-{lang}", lambda lang=lang: build_rulebook(game, lang, options.paper))))
     if "standard" in options.outputs:
         from .mapping import has_mapping
         from .render.documents.standard_sheet import build_standard_sheet
 
         if has_mapping(game):  # an invalid mapping raises DataError with its file:line problems
-            out.append((base / f"{game.id}-standard-deck.pdf", made("standard", lambda: build_standard_sheet(game, options.lang, options.paper))))
+            out.append((base / named(f"{game.id}-standard-deck.pdf", game, options), made("standard", lambda: build_standard_sheet(game, options.lang, options.paper))))
     if "tuckbox" in options.outputs:
         from .render.print.tuckbox import tuckbox_pdf
 
-        out.append((base / f"{game.id}-tuckbox.pdf", made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
+        out.append((base / named(f"{game.id}-tuckbox.pdf", game, options), made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
                                                                                          options.lang, options.card_thickness_mm))))
     if "playtest" in options.outputs:
         from .render.documents.playtest import build_playtest, has_playtest
 
         if has_playtest(game):
-            out.append((base / f"{game.id}-playtest.pdf", made("playtest", lambda: build_playtest(game, options.lang, options.paper))))
+            out.append((base / named(f"{game.id}-playtest.pdf", game, options), made("playtest", lambda: build_playtest(game, options.lang, options.paper))))
     return out
 
 

@@ -30,7 +30,7 @@ class GameReport:
 
 def check_game(game: Game, *, simulate: bool = True) -> GameReport:
     """Run every check that applies to the game."""
-    results = [*composition_checks(game), *label_checks(game), *style_checks(game), *printed_claim_checks(game)]
+    results = [*composition_checks(game), *label_checks(game), *word_checks(game), *style_checks(game), *printed_claim_checks(game)]
     rules = game_engine(game)
     if rules is not None:
         for hook in ("setup_checks", "claim_checks"):
@@ -87,6 +87,16 @@ def label_checks(game: Game) -> list[CheckResult]:
     if not problems:
         return [CheckResult("labels", True, "every enum value has a label in each language")]
     return [CheckResult("labels", False, p.message, p.location) for p in problems]
+
+
+def word_checks(game: Game) -> list[CheckResult]:
+    """Every interface word the outputs print exists in each declared language (cardgen's or the game's own)."""
+    from .words import missing_words
+
+    problems = missing_words(game)
+    if not problems:
+        return [CheckResult("words", True, f"every interface word is there in {', '.join(game.languages)}")]
+    return [CheckResult("words", False, p.message, p.location) for p in problems]
 
 
 def style_checks(game: Game) -> list[CheckResult]:

@@ -13,7 +13,6 @@ import click
 from .commandline import (ConfiguredCommand, build_as_dict, colour_setting, complete_game, mark, report_run_as_dict,
                           verbosity)
 from .errors import CardgenError
-from .langs import DEFAULT as DEFAULT_LANG, LANGUAGES
 from .load import bundled_game_ids, load_game
 from .presets import PRESET_NAMES
 
@@ -135,7 +134,8 @@ def list_games(fmt: str) -> None:
         return
     for game in games:
         players = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
-        click.echo(f"{game.id:<12} {game.title.en} / {game.title.ja}  ({players} players, {game.total} cards)")
+        title = " / ".join(text for _, text in reversed(game.title.values))  # English first, as before
+        click.echo(f"{game.id:<12} {title}  ({players} players, {game.total} cards)")
 
 
 @cli.command("engines")
@@ -210,11 +210,13 @@ def check(games: tuple[str, ...], fmt: str, no_simulate: bool, preset: str | Non
 @click.option("--from", "from_game", metavar="GAME", help="Start from a copy of this bundled game (its folder and the templates it uses), renamed NAME.")
 @click.option("--cards", "cards", type=click.Choice(["yaml", "csv", "xlsx"]), default="yaml", show_default=True, help="Keep the card list in cards.yaml, cards.csv or cards.xlsx.")
 @click.option("--engine", is_flag=True, help="Also write NAME-rules/ beside it: an installable package with the game's rules (an engine, a bot, tests), registered as the engine NAME.")
-def new(name: str, from_game: str | None, cards: str, engine: bool) -> None:
+@click.option("--languages", metavar="LANG[,LANG...]", help="The languages the game is written in, the first the default (e.g. en, ja or fr,en; default: ja,en).")
+def new(name: str, from_game: str | None, cards: str, engine: bool, languages: str | None = None) -> None:
     """Write a new game folder NAME that checks and builds as it is (NAME is also the game's id)."""
     from .scaffold import new_game, rules_package_path
 
-    folder = new_game(name, from_game, cards, engine)
+    codes = tuple(code.strip() for code in languages.split(",") if code.strip()) if languages is not None else None
+    folder = new_game(name, from_game, cards, engine, codes)
     if engine:
         package = rules_package_path(folder)
         click.echo(f"wrote {folder}/ and its rules {package}/: now `pip install -e {package}`, then `cardgen check {folder}`, "
@@ -300,7 +302,7 @@ def replay(record: str, position: str | None, fmt: str) -> None:
 @cli.command()
 @click.argument("game", shell_complete=complete_game)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
-@click.option("--sheet", "sheet_lang", type=click.Choice(LANGUAGES), help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
+@click.option("--sheet", "sheet_lang", metavar="LANG", help="Also write output/<game>/<game>-standard-deck.pdf in this language.")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True, help="Paper of the standard-deck sheet.")
 @click.option("--suggest", is_flag=True, help="First write a mapping.yaml that fits the current cards (the old one is kept as mapping.yaml.bak).")
 def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str, suggest: bool) -> None:
@@ -308,6 +310,8 @@ def mapping(game: str, fmt: str, sheet_lang: str | None, paper: str, suggest: bo
     from .mapping import format_report, load_mapping, write_suggested_mapping
 
     loaded = load_game(game)
+    if sheet_lang:
+        game_language(loaded, sheet_lang)
     if suggest:
         written, kept = write_suggested_mapping(loaded)
         click.echo(f"wrote {written}" + (f" (the previous one is {kept.name})" if kept else ""), err=True)
@@ -338,7 +342,7 @@ build_imposition_option = click.option("--imposition", type=click.Choice(["duple
 @click.option("--crop-marks", type=click.Choice(["corners", "lines", "none"]), default="corners", show_default=True, help="Corner marks, full cut lines, or none.")
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True, help="How the printer flips the sheet for the backs.")
 @click.option("--back-offset", default="0,0", show_default=True, help="X,Y in mm: move the backs to correct the printer (see --calibration).")
-@click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
+@click.option("--lang", metavar="LANG", help="Language of the cards: one the game declares (languages in game.yaml; default: its first).")
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
 @click.option("--allow-unsafe", is_flag=True, help="With --preset: build even when a text box or frame breaks the print target's safe zone (see check --preset).")
@@ -357,7 +361,7 @@ build_imposition_option = click.option("--imposition", type=click.Choice(["duple
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format: json lists the files written and the outputs skipped, with why.")
 @click.pass_context
 def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, card_size: str | None, bleed: float | None, gutter: float,
-          crop_marks: str, duplex: str, back_offset: str, lang: str, calibration: bool, allow_overflow: bool,
+          crop_marks: str, duplex: str, back_offset: str, lang: str | None, calibration: bool, allow_overflow: bool,
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
           corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
           workers: int | None = None, no_cache: bool = False, allow_unsafe: bool = False, fit: str = "count",
@@ -383,6 +387,7 @@ def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, 
     with build_workers(workers, len(specs)) as pool:  # started first: they warm up while the games load
         loaded = [load_game(spec) for spec in specs]
         for game in loaded:
+            game_language(game, lang)
             check_build(game, options)
         total = sum(work_units(game, options) for game in loaded)
         with click.progressbar(length=total, label="Building decks", file=sys.stderr, hidden=verbosity(ctx) < 0) as bar:
@@ -403,22 +408,27 @@ def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, 
 @cli.command()
 @click.argument("game", shell_complete=complete_game)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="output", show_default=True, help="Output folder; files go to OUT/<game>/.")
-@click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the cards.")
+@click.option("--lang", metavar="LANG", help="Language of the cards: one the game declares (languages in game.yaml; default: its first).")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box (the preview marks it).")
 @build_preset_option
 @build_paper_option
 @build_imposition_option
 @build_card_size_option
-def watch(game: str, out_dir: str, lang: str, allow_overflow: bool, preset: str | None = None, paper: str = "a4",
+def watch(game: str, out_dir: str, lang: str | None, allow_overflow: bool, preset: str | None = None, paper: str = "a4",
           imposition: str = "duplex", card_size: str | None = None) -> None:
     """Build GAME, then rebuild what changed on every save and keep OUT/<game>/preview.html current."""
     from .watch import watch as run_watch, watch_options
 
+    if lang:
+        try:
+            game_language(load_game(game), lang)
+        except CardgenError:
+            pass  # a broken game: the watcher shows its problems and waits for a fix
     run_watch(game, watch_options(out_dir, lang, allow_overflow, preset, paper, imposition, card_size), echo=click.echo)
 
 
 # Options of every report PDF (balance and sweep reports).
-report_lang = click.option("--lang", type=click.Choice(LANGUAGES), default=DEFAULT_LANG, show_default=True, help="Language of the report.")
+report_lang = click.option("--lang", metavar="LANG", help="Language of the report: one the game declares (default: its first).")
 report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True,
                             callback=lambda _ctx, _param, value: value.lower(), help="Paper of the report.")
 
@@ -433,7 +443,7 @@ report_paper = click.option("--paper", type=click.Choice(["a4", "letter"], case_
 @report_paper
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format: json gives the file written and each run's results.")
 @click.pass_context
-def report(ctx: click.Context, game: str, count: int | None, seed: int, lang: str, out_dir: str, workers: int | None,
+def report(ctx: click.Context, game: str, count: int | None, seed: int, lang: str | None, out_dir: str, workers: int | None,
            paper: str, fmt: str) -> None:
     """Simulate GAME with bots and write its balance report with charts."""
     from .analysis.balance import seconds_per_game, write_balance_report
@@ -441,6 +451,7 @@ def report(ctx: click.Context, game: str, count: int | None, seed: int, lang: st
     from .render.documents.report import games_of, report_runs
 
     loaded = load_game(game)
+    lang = game_language(loaded, lang)
     runs = report_runs(loaded)
     quiet = verbosity(ctx) < 0
     if not quiet:
@@ -484,7 +495,20 @@ def sweep(game: str, **options) -> None:
     """Simulate GAME at every point of a grid of rule parameters and card counts, never editing its files."""
     from .analysis.sweep import sweep_command
 
+    if options.get("lang"):
+        game_language(load_game(game), options["lang"])
     sweep_command(game, **options, quiet=verbosity() < 0)
+
+
+def game_language(game, lang: str | None) -> str:
+    """`--lang` for `game`: the one given if the game declares it (else a usage error, exit 2,
+    naming the declared ones), or the game's first language."""
+    from .build import language_problem
+
+    problem = language_problem(game, lang)
+    if problem:
+        raise click.BadParameter(problem, param_hint="'--lang'")
+    return lang or game.languages[0]
 
 
 def main() -> None:

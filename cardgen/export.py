@@ -13,8 +13,7 @@ import io
 import json
 from typing import Any
 
-from .io.spreadsheet import COPY_COLUMN, ID_COLUMN, NAME_COLUMNS, NOTE_COLUMNS, SHEET_NAME, TYPE_COLUMN, neutralise
-from .langs import LANGUAGES
+from .io.spreadsheet import COPY_COLUMN, ID_COLUMN, SHEET_NAME, TYPE_COLUMN, name_columns, neutralise, note_columns
 from .model import Game, Text
 
 
@@ -22,11 +21,11 @@ def card_rows(game: Game) -> list[dict]:
     """Each card as a dict: id, type, name {ja, en}, then every field it carries by name."""
     rows = []
     for card in game.cards:
-        row: dict = {"id": card.id, "type": card.type_id, "copy": card.copy, "name": {"ja": card.name.ja, "en": card.name.en}}
+        row: dict = {"id": card.id, "type": card.type_id, "copy": card.copy, "name": card.name.as_dict()}
         for name in game.field_specs:
             if name in card.fields:
                 value = card.fields[name]
-                row[name] = {"ja": value.ja, "en": value.en} if isinstance(value, Text) else value
+                row[name] = value.as_dict() if isinstance(value, Text) else value
         rows.append(row)
     return rows
 
@@ -42,23 +41,24 @@ def card_table(game: Game) -> tuple[list[str], list[list[Any]]]:
     card does not fill is None; a text is neutralised (never read as a formula).
     """
     notes = {t.id: t.note for t in game.card_types}
-    columns: list[str] = [ID_COLUMN, TYPE_COLUMN, COPY_COLUMN, *NAME_COLUMNS]
+    languages = game.languages
+    columns: list[str] = [ID_COLUMN, TYPE_COLUMN, COPY_COLUMN, *name_columns(languages)]
     with_notes = any(notes.values())
     if with_notes:
-        columns += NOTE_COLUMNS
+        columns += note_columns(languages)
     used = [(name, spec) for name, spec in game.field_specs.items() if any(name in card.fields for card in game.cards)]
     for name, spec in used:
-        columns += [f"{name}_{lang}" for lang in LANGUAGES] if spec.kind == "text" else [name]
+        columns += [f"{name}_{lang}" for lang in languages] if spec.kind == "text" else [name]
     rows = []
     for card in game.cards:
-        row: list[Any] = [card.id, card.type_id, card.copy, *(card.name.get(lang) for lang in LANGUAGES)]
+        row: list[Any] = [card.id, card.type_id, card.copy, *(card.name.get(lang) for lang in languages)]
         if with_notes:
             note = notes[card.type_id]
-            row += [note.get(lang) if note else None for lang in LANGUAGES]
+            row += [note.get(lang) if note else None for lang in languages]
         for name, spec in used:
             value = card.fields.get(name)
             if spec.kind == "text":
-                row += [value.get(lang) if value is not None else None for lang in LANGUAGES]
+                row += [value.get(lang) if value is not None else None for lang in languages]
             else:
                 row.append(value)
         rows.append([neutralise(v) if isinstance(v, str) else v for v in row])

@@ -20,6 +20,23 @@ GOTHIC = "IPAexGothic"
 MINCHO = "IPAexMincho"
 FONT_FILES = {GOTHIC: "ipaexg.ttf", MINCHO: "ipaexm.ttf"}
 
+# The faces of the other scripts and weights, registered when first asked for (fonts/README.md):
+# a real bold instead of a stroked outline, and a Latin family with Western European accents
+# (IPAex sets ’ and other punctuation full-width, which gaps French and German text).
+GOTHIC_BOLD = "BIZUDGothic-Bold"  # BIZ UD Gothic Bold: the Japanese bold of both faces (no free TrueType mincho bold)
+LATIN_SANS, LATIN_SANS_BOLD = "LiberationSans", "LiberationSans-Bold"
+LATIN_SERIF, LATIN_SERIF_BOLD = "LiberationSerif", "LiberationSerif-Bold"
+EXTRA_FILES = {GOTHIC_BOLD: "BIZUDGothic-Bold.ttf", LATIN_SANS: "LiberationSans-Regular.ttf",
+               LATIN_SANS_BOLD: "LiberationSans-Bold.ttf", LATIN_SERIF: "LiberationSerif-Regular.ttf",
+               LATIN_SERIF_BOLD: "LiberationSerif-Bold.ttf"}
+# (layout face, Japanese script?, bold) -> the bundled font that draws it
+SCRIPT_FACES = {
+    ("gothic", True, False): GOTHIC, ("gothic", True, True): GOTHIC_BOLD,
+    ("mincho", True, False): MINCHO, ("mincho", True, True): GOTHIC_BOLD,
+    ("gothic", False, False): LATIN_SANS, ("gothic", False, True): LATIN_SANS_BOLD,
+    ("mincho", False, False): LATIN_SERIF, ("mincho", False, True): LATIN_SERIF_BOLD,
+}
+
 # Every module that draws a PDF imports this one, so this is where ReportLab is told, for the
 # whole process, to write plain Flate streams instead of Flate + ASCII85 (its default): ASCII85
 # makes every stream a quarter larger and costs its pure-Python encoder's time in every
@@ -114,6 +131,64 @@ def font_names(root: Path | None) -> list[str]:
         own = [p.stem for p in sorted((root / GAME_FONTS).iterdir())[:200]
                if p.suffix.lower() in FONT_SUFFIXES and _FONT_NAME.match(p.stem)]
     return sorted(set(BUNDLED) | set(own))
+
+
+@cache
+def _register_extra(name: str) -> str:
+    pdfmetrics.registerFont(TTFont(name, str(fonts_dir() / EXTRA_FILES[name])))
+    return name
+
+
+def resolve_face(root: Path | None, name: str, lang: str, bold: bool) -> tuple[str, bool]:
+    """(ReportLab font, whether to embolden it by stroking) for a layout's `font:` in `lang`.
+
+    A bundled face is chosen by the language's script and the weight (SCRIPT_FACES): a real bold,
+    never a stroked outline. A game's own font is drawn as it is; its bold is the file
+    fonts/<name>-bold.ttf when the folder has one, else the regular stroked (the game gave no bold).
+    Raises FontError as `resolve_font` does."""
+    from .langs import is_cjk
+
+    if game_font_file(root, name) is not None:
+        if bold and game_font_file(root, f"{name}-bold") is not None:
+            return resolve_font(root, f"{name}-bold"), False
+        return resolve_font(root, name), bold
+    if name in BUNDLED:
+        register_fonts()
+        face = SCRIPT_FACES[(name, is_cjk(lang), bool(bold))]
+        return (face if face in FONT_FILES else _register_extra(face)), False
+    return resolve_font(root, name), bold
+
+
+def latin_face(font: str, lang: str, strong: bool = False) -> str | None:
+    """The Latin face that sets the Latin characters of a document in `lang` whose text font is
+    the bundled `font` (IPAex Gothic -> Liberation Sans, its bold for strong text; IPAex Mincho ->
+    Liberation Serif); None for a Japanese document or a font of another kind. A character the
+    Latin face lacks (a Japanese quotation in English text) stays in `font`."""
+    from .langs import is_cjk
+
+    if is_cjk(lang):
+        return None
+    face = {GOTHIC: LATIN_SANS_BOLD if strong else LATIN_SANS, GOTHIC_BOLD: LATIN_SANS_BOLD,
+            MINCHO: LATIN_SERIF_BOLD if strong else LATIN_SERIF}.get(font)
+    return None if face is None else _register_extra(face)
+
+
+def has_glyph(font: str, char: str) -> bool:
+    return ord(char) in _glyphs(font)
+
+
+def missing_character(font: str, text: str) -> str | None:
+    """The first character of `text` that `font` has no glyph for (spaces and line breaks aside), or None."""
+    glyphs = _glyphs(font)
+    for char in text:
+        if ord(char) not in glyphs and not char.isspace() and char not in "\u00ad\u200b\u2060":
+            return char
+    return None
+
+
+@cache
+def _glyphs(font: str) -> frozenset[int]:
+    return frozenset(pdfmetrics.getFont(font).face.charToGlyph)
 
 
 def resolve_font(root: Path | None, name: str) -> str:

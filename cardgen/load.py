@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from . import sizes
+from . import langs, sizes
 from .errors import DataError
 from .io import limits
 from .io.paths import folder_file, package_root, portable_name_problem
@@ -93,12 +93,13 @@ def read_card_list(r: SchemaReader, root: Path, game_node: yaml.Node | None) -> 
         return path, None
     scratch = SchemaReader()  # card_fields' problems are reported once, by _build_game
     entries = scratch.mapping(game_node, "game.yaml", set(), None) or {}
+    languages = scratch.languages = game_languages(scratch, entries)  # the field labels are texts in these
     specs = _field_specs(scratch, entries["card_fields"][1]) if "card_fields" in entries else {}
     id_format = scratch.scalar(entries["id_format"][1], "id_format", "str") if "id_format" in entries else None
     if scratch.problems:
         return path, None
     try:
-        return path, read_cards(path, specs, id_format if id_format and _ID_FORMAT.match(id_format) else None)
+        return path, read_cards(path, specs, id_format if id_format and _ID_FORMAT.match(id_format) else None, languages)
     except DataError as exc:
         r.problems.extend(exc.problems)
         return path, None
@@ -106,7 +107,7 @@ def read_card_list(r: SchemaReader, root: Path, game_node: yaml.Node | None) -> 
 
 GAME_KEYS = {
     "id", "title", "players", "card_size", "id_format", "card_fields", "components", "parameters",
-    "decisions", "claims", "engine", "source", "summary", "back", "labels",
+    "decisions", "claims", "engine", "source", "summary", "back", "labels", "languages",
 }
 GAME_REQUIRED = {"id", "title", "players", "card_fields"}
 _ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?[1-9]d?)?\}[^{}]*$")
@@ -119,6 +120,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     g = r.mapping(game_node, "game.yaml", GAME_REQUIRED, GAME_KEYS)
     if g is None:
         return None
+    r.languages = game_languages(r, g)  # before any text: each needs exactly these
     game_id = r.scalar(g["id"][1], "id", "str") if "id" in g else None
     declared_id = None
     if game_id is not None:
@@ -168,6 +170,8 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     # "cards.yaml" names the card list, whichever file holds it
     locations: dict[str, Location] = {"game.yaml": Location(display_path(root / "game.yaml"), 1, 1),
                                       "cards.yaml": Location(display_path(cards_file or root / "cards.yaml"), 1, 1)}
+    if "languages" in g:
+        locations["languages"] = r.where(g["languages"][0])
     parameters = _parameters(r, g, engine, locations)
     claims: tuple = ()
     if "claims" in g:
@@ -190,8 +194,34 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
         root=root, field_specs=specs, card_types=types, cards=cards, declared_total=declared_total,
         components=components, parameters=parameters, decisions=decisions, claims=claims,
         engine=engine, source=source, summary=summary, back=back or {}, locations=locations,
-        labels=labels, declared_id=declared_id,
+        labels=labels, declared_id=declared_id, languages=r.languages,
     )
+
+
+# --- languages: a small block of its own (game.yaml `languages:`) ---------------------------------
+
+def game_languages(r: SchemaReader, g: dict) -> tuple[str, ...]:
+    """game.yaml's `languages:` (problems recorded in `r`); a folder without it has langs.LANGUAGES."""
+    if "languages" not in g:
+        return langs.LANGUAGES
+    items = r.sequence(g["languages"][1], "languages", langs.MAX_LANGUAGES)
+    if items is None:
+        return langs.LANGUAGES
+    found: list[str] = []
+    for item in items:
+        code = r.scalar(item, "languages", "str")
+        if code is None:
+            continue
+        problem = langs.code_problem(code)
+        if problem:
+            r.error(item, f"languages: {problem}")
+        elif code in found:
+            r.error(item, f"languages: '{code}' is listed twice; keep one")
+        else:
+            found.append(code)
+    if not items:
+        r.error(g["languages"][1], "languages is empty; list the languages the game is written in, e.g. [en]")
+    return tuple(found) or langs.LANGUAGES
 
 
 def _labels(r: SchemaReader, node: yaml.Node, locations: dict[str, Location]) -> dict:

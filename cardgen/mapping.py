@@ -179,13 +179,13 @@ class MappingEntry:
     def as_dict(self) -> dict:
         std = self.standard
         return {
-            "card": self.card_id, "type": self.type_id, "name": {"ja": self.name.ja, "en": self.name.en},
+            "card": self.card_id, "type": self.type_id, "name": self.name.as_dict(),
             "standard": std.label if std else None, "code": std.code if std else None,
             "rank": (std.rank or None) if std else None,
             "suit": std.suit if std and not std.is_joker else None,
             "joker": bool(std and std.is_joker),
             "print": std is None,
-            "reason": {"ja": self.reason.ja, "en": self.reason.en} if self.reason else None,
+            "reason": self.reason.as_dict() if self.reason else None,
         }
 
 
@@ -370,7 +370,7 @@ def _shown(path: Path) -> str:
 class _Builder:
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.r = SchemaReader()
+        self.r = SchemaReader(game.languages)
         self.path = mapping_path(game)
         self.assign: dict[str, _Assignment] = {}
         self.top_node: yaml.Node | None = None
@@ -960,7 +960,7 @@ def _show_key(key: Any, by: str) -> str:
 
 def _hashable(value: Any) -> Any:
     if isinstance(value, Text):
-        return (value.ja, value.en)
+        return value.values
     return value
 
 
@@ -1080,7 +1080,7 @@ def suggest_mapping(game: Game) -> dict:
         if all(chosen):
             types[card_type.id] = {"cards": [c.code for c in chosen if c]}
         else:
-            reason = {"ja": "対応する標準カードが残っていないため", "en": "no standard card is left for it"}
+            reason = {lang: _NO_CARD_LEFT.get(lang, _NO_CARD_LEFT["en"]) for lang in game.languages}
             types[card_type.id] = {"copies": {str(i): ({"card": c.code} if c else {"print": True, "reason": reason})
                                               for i, c in enumerate(chosen, 1)}}
     top: dict[str, Any] = {"decks": max(_decks_needed(uses.elements()), 1)}
@@ -1088,6 +1088,11 @@ def suggest_mapping(game: Game) -> dict:
         top["value_field"] = value_field
     top["types"] = types
     return top
+
+
+# why a suggested mapping prints a card, in each language the game may be written in (else English)
+_NO_CARD_LEFT = {"ja": "対応する標準カードが残っていないため", "en": "no standard card is left for it",
+                 "fr": "il ne reste aucune carte classique pour elle", "de": "es ist keine Standardkarte mehr für sie frei"}
 
 
 def write_suggested_mapping(game: Game) -> tuple[Path, Path | None]:

@@ -38,15 +38,47 @@ class CheckResult:
                 "location": str(self.location) if self.location else None}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Text:
-    """A text in both languages."""
+    """A text in each language it is written in (a game's texts: exactly its declared languages,
+    `Game.languages`; an interface word: every language cardgen ships words for).
 
-    ja: str
-    en: str
+    `Text(ja=..., en=..., fr=...)`; `values` keeps them in that order as (language, text) pairs,
+    so a Text is hashable and its cache key is its content.
+    """
+
+    values: tuple[tuple[str, str], ...]
+
+    def __init__(self, ja: str | None = None, en: str | None = None, **others: str):
+        given = {"ja": ja, "en": en, **others}
+        object.__setattr__(self, "values", tuple((lang, text) for lang, text in given.items() if text is not None))
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(lang for lang, _ in self.values)
+
+    def has(self, lang: str) -> bool:
+        return any(have == lang for have, _ in self.values)
 
     def get(self, lang: str) -> str:
-        return self.ja if lang == "ja" else self.en
+        """The text in `lang`. A game's text has every language the build may ask for (the loader
+        and `--lang` see to it); failing that, English, then the first language written, so a
+        word missing in one language never stops a drawing (`cardgen check` lists it)."""
+        found = dict(self.values)
+        if lang in found:
+            return found[lang]
+        return found.get("en") or (self.values[0][1] if self.values else "")
+
+    @property
+    def ja(self) -> str:
+        return self.get("ja")
+
+    @property
+    def en(self) -> str:
+        return self.get("en")
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.values)
 
 
 @dataclass(frozen=True)
@@ -141,6 +173,9 @@ class Game:
     locations: Mapping[str, Location] = field(default_factory=dict)
     # game.yaml's id when the game is a copy in a folder of another name (`id` is the folder's)
     declared_id: str | None = None
+    # the languages every text is written in and every output is made in (game.yaml `languages:`);
+    # the first is the default --lang
+    languages: tuple[str, ...] = ("ja", "en")
 
     def where(self, key: str) -> Location | None:
         """The location of a parameter ('parameters.rounds' or 'rounds') or file, if known."""

@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import CardgenError
-from .langs import LANGUAGES
 
 PX_MM = 25.4 / 300  # one pixel at 300 dpi, in mm
 
@@ -121,7 +120,7 @@ def safe_zone_problems(game, preset: Preset) -> list[tuple[str, str, str, str]]:
     for card in game.cards:
         for side in ("front", "back"):
             boxes, _own = layout.boxes(card, side)
-            for lang in LANGUAGES:
+            for lang in game.languages:
                 ctx = _context(game, layout, card, lang)
                 for box in boxes:
                     key = (card.id, side, box.name)

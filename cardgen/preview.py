@@ -169,16 +169,48 @@ def card_images(game, labels: Sequence[tuple[int, str, str, str | None]], base: 
     return out
 
 
+@dataclass(frozen=True)
+class PageLanguage:
+    """The language of one preview page, its words, and the pages of the game's other languages."""
+
+    lang: str = "en"
+    words: Mapping[str, str] = field(default_factory=lambda: {"cards": "{n} cards", "with_warnings": ", {n} with warnings",
+                                                              "languages": "Language"})
+    others: tuple[tuple[str, str, str], ...] = ()  # (lang, its name in itself, its page's file name)
+
+
+def page_name(lang: str, languages: Sequence[str]) -> str:
+    """preview.html for the game's first language, preview-<lang>.html for the others."""
+    return PAGE if not languages or lang == languages[0] else f"preview-{lang}.html"
+
+
+def page_language(game, lang: str) -> PageLanguage:
+    from .langs import native_name
+    from .words import group
+
+    languages = tuple(game.languages)
+    others = tuple((other, native_name(other), page_name(other, languages)) for other in languages if other != lang)
+    return PageLanguage(lang, group("preview", lang, game), others)
+
+
 def page(title: str, cards: Sequence[CardImages], build_id: str, error: str | None = None,
-         size_px: tuple[int, int] | None = None) -> str:
-    """The preview page's HTML (everything escaped)."""
+         size_px: tuple[int, int] | None = None, language: PageLanguage | None = None,
+         rounded_mm: float | None = None, card_width_mm: float | None = None) -> str:
+    """The preview page's HTML (everything escaped), in `language` with a switch to the game's
+    other languages' pages; the faces' corners rounded like the cut cards when `rounded_mm`."""
+    from .words import fill
+
     e = html.escape
+    language = language or PageLanguage()
     w, h = size_px or (250, 350)
     warned = sum(1 for c in cards if c.warnings)
-    status = f"{len(cards)} cards" + (f", {warned} with warnings" if warned else "")
+    status = fill(language.words["cards"], {"n": len(cards)}) + (fill(language.words["with_warnings"], {"n": warned}) if warned else "")
+    # the radius as a share of the face's width, so it holds at any size the grid gives the image
+    radius = (f".faces img{{border-radius:{100 * rounded_mm / card_width_mm:.3f}% / {100 * rounded_mm / card_width_mm * w / h:.3f}%}}"
+              if rounded_mm and card_width_mm else "")
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="{e(language.lang)}"><head><meta charset="utf-8">',
         f"<title>{e(title)} — cardgen preview</title>",
         f'<noscript><meta http-equiv="refresh" content="{POLL_MS // 1000 + 2}"></noscript>',
         "<style>",
@@ -193,10 +225,17 @@ def page(title: str, cards: Sequence[CardImages], build_id: str, error: str | No
         ".faces img{width:100%;height:auto;background:#ddd}",
         "figcaption{font-family:ui-monospace,monospace;margin-top:4px;overflow-wrap:anywhere}",
         ".warnings{color:#9a4b00;margin:4px 0 0;padding-left:1.1rem;font-family:system-ui,sans-serif}",
+        "nav.languages{margin-left:auto}nav.languages a{margin-left:.5rem}",
+        *([radius] if radius else []),
         "</style></head>",
         f'<body data-build="{e(build_id)}">',
-        f"<header><h1>{e(title)}</h1><span>{e(status)}</span></header>",
     ]
+    switch = ""
+    if language.others:
+        links = "".join(f'<a href="{e(quote(name))}" hreflang="{e(lang)}" lang="{e(lang)}">{e(shown)}</a>'
+                        for lang, shown, name in language.others)
+        switch = f'<nav class="languages" aria-label="{e(language.words["languages"])}">{links}</nav>'
+    parts.append(f'<header><h1>{e(title)}</h1><span class="status">{e(status)}</span>{switch}</header>')
     if error is not None:
         parts.append(f'<section class="error" role="alert"><h2>Build failed</h2><pre>{e(error)}</pre>'
                      f"<p>The cards below are from the last build that passed.</p></section>")
@@ -213,34 +252,54 @@ def page(title: str, cards: Sequence[CardImages], build_id: str, error: str | No
             parts.append('<ul class="warnings">' + "".join(f"<li>{e(text)}</li>" for text in card.warnings) + "</ul>")
         parts.append("</figcaption></figure>")
     parts.append("</main>")
+    build_script = script_name(own_page(language))
     parts.append(
         "<script>(function(){var mine=document.body.dataset.build;"
         "window.cardgenBuilt=function(latest){if(latest!==mine){location.reload();}};"
         "setInterval(function(){var s=document.createElement('script');"
-        f"s.src='{BUILD_SCRIPT}?t='+Date.now();s.onload=s.onerror=function(){{s.remove();}};"
+        f"s.src='{build_script}?t='+Date.now();s.onload=s.onerror=function(){{s.remove();}};"
         f"document.head.appendChild(s);}},{POLL_MS});}})();</script>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
+def own_page(language: PageLanguage) -> str:
+    """The file name of the page in `language` (the first language's is preview.html): known from
+    the other pages' names, since a switch lists every language but its own."""
+    first_is_other = any(name == PAGE for _, _, name in language.others)
+    return f"preview-{language.lang}.html" if first_is_other else PAGE
+
+
+def script_name(page_file: str) -> str:
+    """Each page's own build script (preview-build.js, preview-build-en.js): a page reloads only when
+    a build of its own language is newer, never on a build of another."""
+    return BUILD_SCRIPT if page_file == PAGE else BUILD_SCRIPT.replace(".js", page_file[len("preview"):-len(".html")] + ".js")
+
+
 def write_page(base: Path, title: str, cards: Sequence[CardImages], error: str | None = None,
-               size_px: tuple[int, int] | None = None) -> Path:
-    """Write preview.html, then preview-build.js naming it, so an open page reloads once the page is whole."""
+               size_px: tuple[int, int] | None = None, language: PageLanguage | None = None,
+               rounded_mm: float | None = None, card_width_mm: float | None = None) -> Path:
+    """Write the page (preview.html, or preview-<lang>.html for a game's other languages), then its
+    build script naming it, so an open page reloads once the page is whole."""
     import json
 
     from .files import write_atomic
 
+    name = own_page(language) if language is not None else PAGE
+    look = dict(size_px=size_px, language=language, rounded_mm=rounded_mm, card_width_mm=card_width_mm)
     # The page's own digest names the build: the same cards and messages give the same files
     # (builds stay byte-identical), and anything new makes an open page reload.
-    build_id = hashlib.sha1(page(title, cards, "", error, size_px).encode("utf-8")).hexdigest()[:16]
-    path = write_atomic(Path(base) / PAGE, page(title, cards, build_id, error, size_px).encode("utf-8"))
-    write_atomic(Path(base) / BUILD_SCRIPT, f"cardgenBuilt({json.dumps(build_id)});\n".encode("utf-8"))
+    build_id = hashlib.sha1(page(title, cards, "", error, **look).encode("utf-8")).hexdigest()[:16]
+    path = write_atomic(Path(base) / name, page(title, cards, build_id, error, **look).encode("utf-8"))
+    write_atomic(Path(base) / script_name(name), f"cardgenBuilt({json.dumps(build_id)});\n".encode("utf-8"))
     return path
 
 
 def write_preview(game, result, labels, png_dir: Path, renamed: Mapping[str, str], lang: str = "ja",
-                  size_px: tuple[int, int] | None = None) -> list[CardImages]:
+                  size_px: tuple[int, int] | None = None, rounded: float | None = None,
+                  card_width_mm: float | None = None) -> list[CardImages]:
     """Write the preview of a build that wrote PNG faces into `png_dir`; return its cards (for an error page later)."""
     cards = card_images(game, labels, result.out_dir, png_dir, renamed, result.warnings, lang)
-    write_page(result.out_dir, game.title.get(lang), cards, size_px=size_px)
+    write_page(result.out_dir, game.title.get(lang), cards, size_px=size_px, language=page_language(game, lang),
+               rounded_mm=rounded, card_width_mm=card_width_mm)
     return cards

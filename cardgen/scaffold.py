@@ -14,6 +14,7 @@ entry point NAME, a bot, tests calling cardgen.testing, a README), and names it 
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from importlib import resources
@@ -22,6 +23,7 @@ from pathlib import Path
 from .errors import CardgenError
 from .io import paths
 from .io.spreadsheet import CARD_LISTS
+from .langs import LANGUAGES, MAX_LANGUAGES, code_problem
 from .load import bundled_games_dir, bundled_game_ids, load_game
 
 CARD_FORMATS = ("yaml", "csv", "xlsx")
@@ -29,9 +31,11 @@ CARD_FORMATS = ("yaml", "csv", "xlsx")
 OWN_TEMPLATES = ("layout.yaml", "playtest.yaml", "report.yaml", "figures.yaml", "style.yaml", "words.yaml")
 
 
-def new_game(target: str | Path, from_game: str | None = None, cards: str = "yaml", engine: bool = False) -> Path:
+def new_game(target: str | Path, from_game: str | None = None, cards: str = "yaml", engine: bool = False,
+             languages: tuple[str, ...] | None = None) -> Path:
     """Write a new game folder at `target` (its name is the game id); return the folder. With
-    `engine`, also its rules package `<id>-rules/` beside it (see rules_package_path)."""
+    `engine`, also its rules package `<id>-rules/` beside it (see rules_package_path). The sample
+    is written in `languages` (default: ja and en)."""
     folder = Path(target)
     game_id = folder.name
     bad = paths.portable_name_problem(game_id, "game name")
@@ -41,6 +45,17 @@ def new_game(target: str | Path, from_game: str | None = None, cards: str = "yam
         raise CardgenError(f"--cards {cards!r} is unknown; use one of {', '.join(CARD_FORMATS)}")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise CardgenError(f"{folder}: already exists and is not an empty folder; choose another name or remove it")
+    if languages is not None:
+        if from_game is not None:
+            raise CardgenError(f"--languages writes the sample game in those languages, and --from {from_game} copies a game "
+                               "in its own; use one of them")
+        if not languages:
+            raise CardgenError("--languages is empty; give one or more codes, e.g. --languages en or --languages fr,en")
+        for code in languages:
+            if code_problem(code):
+                raise CardgenError(f"--languages: {code_problem(code)}")
+        if len(set(languages)) != len(languages) or len(languages) > MAX_LANGUAGES:
+            raise CardgenError(f"--languages {','.join(languages)}: name each language once, at most {MAX_LANGUAGES}")
     if from_game is not None and from_game not in bundled_game_ids():
         raise CardgenError(f"--from {from_game}: no such bundled game; use one of {', '.join(bundled_game_ids())}")
     package = rules_package_path(folder)
@@ -59,7 +74,7 @@ def new_game(target: str | Path, from_game: str | None = None, cards: str = "yam
     try:
         scratch.mkdir(parents=True)
         if from_game is None:
-            _write_sample(staging, game_id)
+            _write_sample(staging, game_id, languages or LANGUAGES)
         else:
             _copy_bundled(staging, from_game, game_id)
         if cards != "yaml":
@@ -142,16 +157,16 @@ def _write_rules_package(package: Path, game_id: str) -> None:
         path.write_text(text.replace("__GAME__", game_id).replace("__MODULE__", module), encoding="utf-8")
 
 
-def _write_sample(folder: Path, game_id: str) -> None:
+def _write_sample(folder: Path, game_id: str, languages: tuple[str, ...] = LANGUAGES) -> None:
     (folder / paths.GAME_TEMPLATES).mkdir(parents=True)
     (folder / "art").mkdir()
     (folder / "icons").mkdir()
+    rules = {"ja": SAMPLE_RULES_JA, "en": SAMPLE_RULES_EN, "fr": SAMPLE_RULES_FR, "de": SAMPLE_RULES_DE}
     files = {
-        "game.yaml": SAMPLE_GAME.format(id=game_id),
-        "cards.yaml": SAMPLE_CARDS,
-        "rules.ja.md": SAMPLE_RULES_JA,
-        "rules.en.md": SAMPLE_RULES_EN,
-        "mapping.yaml": SAMPLE_MAPPING,
+        "game.yaml": _localise(SAMPLE_GAME.format(id=game_id), languages),
+        "cards.yaml": _localise(SAMPLE_CARDS, languages),
+        **{f"rules.{lang}.md": rules.get(lang, SAMPLE_RULES_EN) for lang in languages},
+        "mapping.yaml": _localise(SAMPLE_MAPPING, languages),
         f"{paths.GAME_TEMPLATES}/layout.yaml": SAMPLE_LAYOUT,
         "art/sun.svg": SAMPLE_ART.format(fill="#E8A33D", shape='<circle cx="50" cy="50" r="30"/>'),
         "art/moon.svg": SAMPLE_ART.format(fill="#5B6C9A", shape='<path d="M62 18a34 34 0 1 0 0 64a27 27 0 1 1 0-64z"/>'),
@@ -165,23 +180,70 @@ SAMPLE_GAME = """\
 # {id}: a new game made by `cardgen new`. Change anything; `cardgen check {id}` says what is wrong
 # and where. The format of this file and of cards.yaml: card_data/SCHEMA.md in cardgen.
 id: {id}
-title: {{ja: 新しいゲーム, en: A New Game}}
+<<languages>>title: <<title>>
 players: {{min: 2, max: 4}}
 card_size: poker
 summary:
-  ja: 太陽と月のカードで強さを比べる、小さなサンプルゲームです。
-  en: A small sample game in which suns and moons compare their strength.
+<<summary>>
 card_fields:
-  power: {{type: int, min: 1, max: 9, required: true, label: {{ja: 強さ, en: Power}}}}
-  suit: {{type: enum, values: [sun, moon], required: true, label: {{ja: 種類, en: Suit}}}}
-  ability: {{type: text, label: {{ja: 能力, en: Ability}}}}
+  power: {{type: int, min: 1, max: 9, required: true, label: <<power>>}}
+  suit: {{type: enum, values: [sun, moon], required: true, label: <<suit>>}}
+  ability: {{type: text, label: <<ability>>}}
 labels:
   suit:
-    sun: {{ja: 太陽, en: Sun}}
-    moon: {{ja: 月, en: Moon}}
+    sun: <<sun>>
+    moon: <<moon>>
 components:
-  - {{id: rules, name: {{ja: ルール説明書, en: rulebook}}, count: 1}}
+  - {{id: rules, name: <<rulebook>>, count: 1}}
 """
+
+# The sample's texts in the languages cardgen ships words for; a game in another language gets
+# the English ones to translate. (French has an accented card name, so the Latin font is seen.)
+SAMPLE_TEXTS: dict[str, dict[str, str]] = {
+    "title": {"ja": "新しいゲーム", "en": "A New Game", "fr": "Un nouveau jeu", "de": "Ein neues Spiel"},
+    "summary": {"ja": "太陽と月のカードで強さを比べる、小さなサンプルゲームです。",
+                "en": "A small sample game in which suns and moons compare their strength.",
+                "fr": "Un petit jeu d’exemple où soleils et lunes comparent leur force.",
+                "de": "Ein kleines Beispielspiel, in dem Sonnen und Monde ihre Stärke vergleichen."},
+    "power": {"ja": "強さ", "en": "Power", "fr": "Force", "de": "Stärke"},
+    "suit": {"ja": "種類", "en": "Suit", "fr": "Couleur", "de": "Farbe"},
+    "ability": {"ja": "能力", "en": "Ability", "fr": "Capacité", "de": "Fähigkeit"},
+    "sun": {"ja": "太陽", "en": "Sun", "fr": "Soleil", "de": "Sonne"},
+    "moon": {"ja": "月", "en": "Moon", "fr": "Lune", "de": "Mond"},
+    "eclipse": {"ja": "日食", "en": "Eclipse", "fr": "Éclipse", "de": "Finsternis"},
+    "eclipse_ability": {"ja": "出したとき、:sun:のカード1枚を捨てる。", "en": "When played, discard one :sun: card.",
+                        "fr": "Quand elle est jouée, défaussez une carte :sun:.",
+                        "de": "Wenn gespielt, wirf eine :sun:-Karte ab."},
+    "rulebook": {"ja": "ルール説明書", "en": "rulebook", "fr": "livret de règles", "de": "Spielregel"},
+    "has_ability": {"ja": "能力があるため", "en": "it has an ability", "fr": "elle a une capacité", "de": "sie hat eine Fähigkeit"},
+}
+_PLACE = re.compile(r"<<(\w+)>>")
+_NEEDS_QUOTES = re.compile(r"[{}\[\],]|: | #|:$|^[\s:!&*|>'\"%@`?#-]|\s$")  # what a plain YAML flow scalar cannot hold
+
+
+def _in(key: str, lang: str) -> str:
+    texts = SAMPLE_TEXTS[key]
+    return texts.get(lang, texts["en"])
+
+
+def _flow(key: str, languages: tuple[str, ...]) -> str:
+    """A sample text as a YAML flow mapping, {ja: 太陽, en: Sun}, quoting what YAML would misread."""
+    def shown(text: str) -> str:
+        return json.dumps(text, ensure_ascii=False) if _NEEDS_QUOTES.search(text) else text
+    return "{" + ", ".join(f"{lang}: {shown(_in(key, lang))}" for lang in languages) + "}"
+
+
+def _localise(template: str, languages: tuple[str, ...]) -> str:
+    """A sample file with each <<key>> as that text in `languages` (<<summary>> as block lines,
+    <<languages>> as game.yaml's `languages:` line, which a game in the default pair leaves out)."""
+    def one(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "languages":
+            return "" if languages == LANGUAGES else f"languages: [{', '.join(languages)}]\n"
+        if key == "summary":
+            return "\n".join(f"  {lang}: {_in(key, lang)}" for lang in languages)
+        return _flow(key, languages)
+    return _PLACE.sub(one, template)
 
 # What `--engine` adds to game.yaml.
 ENGINE_KEYS = """\
@@ -227,22 +289,22 @@ SAMPLE_CARDS = """\
 total: 12
 types:
   - id: sun
-    name: {ja: 太陽, en: Sun}
+    name: <<sun>>
     count: 5
     suit: sun
     copies: [{power: 1}, {power: 3}, {power: 5}, {power: 7}, {power: 9}]
   - id: moon
-    name: {ja: 月, en: Moon}
+    name: <<moon>>
     count: 5
     suit: moon
     copies: [{power: 2}, {power: 4}, {power: 6}, {power: 8}, {power: 9}]
   - id: eclipse
-    name: {ja: 日食, en: Eclipse}
+    name: <<eclipse>>
     count: 2
     suit: moon
     power: 5
     # :sun: is an icon inside the text: icons/sun.svg of this folder (or a bundled icon: :star:, :heart: ...)
-    ability: {ja: 出したとき、:sun:のカード1枚を捨てる。, en: "When played, discard one :sun: card."}
+    ability: <<eclipse_ability>>
 """
 
 SAMPLE_LAYOUT = """\
@@ -304,6 +366,38 @@ A sample game for {{ players }} players with {{ total }} cards. Rewrite this fil
 3. When the hands are empty, whoever took the most cards wins.
 """
 
+SAMPLE_RULES_FR = """\
+# Un nouveau jeu
+
+Un jeu d’exemple pour {{ players }} joueurs avec {{ total }} cartes. Réécrivez ce fichier avec les règles de votre jeu.
+
+## Matériel
+
+{{ component_list() }}
+
+## Déroulement
+
+1. Mélangez les cartes et distribuez-en trois à chaque joueur.
+2. Tout le monde joue une carte en même temps ; celui qui a joué la plus grande **force** les remporte toutes.
+3. Quand les mains sont vides, celui qui a remporté le plus de cartes gagne.
+"""
+
+SAMPLE_RULES_DE = """\
+# Ein neues Spiel
+
+Ein Beispielspiel für {{ players }} Personen mit {{ total }} Karten. Schreibt diese Datei zu den Regeln eures Spiels um.
+
+## Spielmaterial
+
+{{ component_list() }}
+
+## Spielablauf
+
+1. Mischt die Karten und gebt jeder Person drei.
+2. Alle spielen gleichzeitig eine Karte; wer die höchste **Stärke** gespielt hat, bekommt alle.
+3. Sind die Hände leer, gewinnt, wer die meisten Karten bekommen hat.
+"""
+
 SAMPLE_MAPPING = """\
 # Playing this game with a standard deck (format: card_data/MAPPING.md in cardgen).
 decks: 1
@@ -311,10 +405,10 @@ value_field: power
 suits:
   field: suit
   map:
-    sun: {suit: H, name: {ja: 太陽, en: Sun}}
-    moon: {suit: S, name: {ja: 月, en: Moon}}
+    sun: {suit: H, name: <<sun>>}
+    moon: {suit: S, name: <<moon>>}
 types:
-  eclipse: {print: true, reason: {ja: 能力があるため, en: it has an ability}}
+  eclipse: {print: true, reason: <<has_ability>>}
 """
 
 # An inline icon is drawn in the text's colour, whatever colours the file has.

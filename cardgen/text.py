@@ -355,25 +355,29 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
     return out
 
 
-@lru_cache(maxsize=1)
-def _hyphenator():
+@lru_cache(maxsize=16)
+def _hyphenator(lang: str = "en"):
+    """pyphen's patterns for `lang` (fr, de, ...: the LibreOffice dictionaries pyphen ships);
+    English, and a language pyphen has none for, use en_US."""
     import pyphen
 
-    return pyphen.Pyphen(lang="en_US", left=2, right=3)
+    found = None if lang == "en" else pyphen.language_fallback(lang.replace("-", "_"))
+    return pyphen.Pyphen(lang=found or "en_US", left=2, right=3)
 
 
 @lru_cache(maxsize=16384)
-def hyphen_points(word: str) -> tuple[tuple[int, bool], ...]:
+def hyphen_points(word: str, lang: str = "en") -> tuple[tuple[int, bool], ...]:
     """Where `word` may break: (index, needs a hyphen). After a hyphen already in the word, and
-    inside each alphabetic part at the points pyphen's en_US patterns allow."""
+    inside each alphabetic part (accented letters included) at the points the language's
+    pyphen patterns allow."""
     explicit = [(i + 1, False) for i, ch in enumerate(word[:-1]) if ch == "-" and i > 0]
     if explicit:  # rock-paper-scissors breaks at its own hyphens, not inside "paper"
         return tuple(explicit)
     points: list[tuple[int, bool]] = []
-    for m in re.finditer(r"[A-Za-z]+", word):
+    for m in re.finditer(r"[^\W\d_]+", word):
         part = m.group(0)
         if len(part) >= 5:
-            points.extend((m.start() + p, True) for p in _hyphenator().positions(part))
+            points.extend((m.start() + p, True) for p in _hyphenator(lang).positions(part))
     return tuple(points)
 
 
@@ -397,7 +401,7 @@ def _latin_words(text: str) -> list[tuple[int, int]]:
 
 
 def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
-                 hyphenate: bool, em: float, balanced: bool = False) -> list[LineSpan]:
+                 hyphenate: bool, em: float, balanced: bool = False, lang: str = "en") -> list[LineSpan]:
     hyphenate = hyphenate and width >= _HYPHENATE_MIN_MEASURE * em
     prefix = [0.0]
     for w in widths:
@@ -417,7 +421,7 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
                 k += 1
                 continue
             # a word longer than a line: a legal point, else between characters
-            cut = _hyphen_cut(text, a, b, prefix, prefix[a], width, hyphen_width)
+            cut = _hyphen_cut(text, a, b, prefix, prefix[a], width, hyphen_width, lang)
             if cut is None:
                 cut = a + 1
                 while cut < b and prefix[cut + 1] - prefix[a] <= width + _EPS:
@@ -436,7 +440,7 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
         cut = None
         if (hyphenate and width - used > _HYPHENATE_WHEN_EMPTIER * width and k < len(words) - 1
                 and sum(ch.isalpha() for ch in text[a:b]) >= _HYPHENATE_MIN_LETTERS) or prefix[b] - prefix[a] > width:
-            cut = _hyphen_cut(text, a, b, prefix, prefix[line_start], width, hyphen_width)
+            cut = _hyphen_cut(text, a, b, prefix, prefix[line_start], width, hyphen_width, lang)
         if cut is not None:
             out.append(LineSpan(base + line_start, base + cut[0], cut[1]))
             piece = cut[0]
@@ -529,10 +533,10 @@ def _balanced_spans(text: str, base: int, prefix: list[float], width: float,
 
 
 def _hyphen_cut(text: str, a: int, b: int, prefix: list[float], line_left: float, width: float,
-                hyphen_width: float) -> tuple[int, bool] | None:
+                hyphen_width: float, lang: str = "en") -> tuple[int, bool] | None:
     """The last legal break inside text[a:b] that still fits the line begun at `line_left`."""
     best = None
-    for p, hyphen in hyphen_points(text[a:b]):
+    for p, hyphen in hyphen_points(text[a:b], lang):
         if prefix[a + p] - line_left + (hyphen_width if hyphen else 0.0) <= width + _EPS:
             best = (a + p, hyphen)
     return best
@@ -560,7 +564,7 @@ def break_spans(text: str, widths: list[float], width: float, lang: str, em: flo
             lines = _ja_spans(para, pos, ws, width, em, compounds,
                               _SHORTFALL_COST if justified else _RAGGED_SHORTFALL_COST)
         else:
-            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em, balanced)
+            lines = _latin_spans(para, pos, ws, width, hyphen_width, hyphenate, em, balanced, lang)
         lines = lines or [LineSpan(pos, pos)]
         lines[-1] = LineSpan(lines[-1].start, lines[-1].end, lines[-1].hyphen, True)
         out.extend(lines)

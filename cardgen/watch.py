@@ -15,7 +15,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .build import BuildOptions, build_game, check_build, make_options, with_target
 from .errors import CardgenError
@@ -51,6 +51,7 @@ class Watcher:
     game_id: str | None = None
     title: str = ""
     root: Path | None = None
+    language: Any = None  # the preview page's language (preview.PageLanguage), once the game has loaded
     last_cards: list = field(default_factory=list)  # the last good build's preview, shown under an error
     digests: dict[str, str | None] = field(default_factory=dict)  # path -> digest of its bytes when last named
 
@@ -76,13 +77,15 @@ class Watcher:
 
         Returns whether the build passed; a CardgenError is printed and put on the preview page.
         """
-        from .preview import write_page
+        from .preview import page_language, write_page
 
         names = self.really_changed(changed)
         started = time.perf_counter()
         try:
             game = load_game(self.spec)
-            self.game_id, self.title, self.root = game.id, game.title.get(self.options.lang), game.root
+            lang = self.options.lang or game.languages[0]
+            self.game_id, self.title, self.root = game.id, game.title.get(lang), game.root
+            self.language = page_language(game, lang) if lang in game.languages else None
             if not self.digests:  # the first build: what the files hold now, so a later save without an edit names nothing
                 self.really_changed(p for p in game.root.rglob("*") if p.is_file() and self.wanted(str(p)))
             check_build(game, self.options)
@@ -103,7 +106,8 @@ class Watcher:
             self.echo(f"{_clock()} {_what(names)}build failed:\n" + "\n".join(f"  error: {p}" for p in problems))
             game_id = self.game_id or Path(self.spec).name
             try:
-                write_page(Path(self.options.out_dir) / game_id, self.title or game_id, self.last_cards, error=message)
+                write_page(Path(self.options.out_dir) / game_id, self.title or game_id, self.last_cards, error=message,
+                           language=self.language)
             except (OSError, CardgenError) as write_error:
                 self.echo(f"  (preview.html not written: {write_error})")
             return False
@@ -141,7 +145,10 @@ def watch(spec: str, options: BuildOptions, echo: Callable[[str], None] = print,
 
     watcher = Watcher(spec, options, echo)
     watcher.rebuild()
-    preview = Path(options.out_dir) / (watcher.game_id or Path(spec).name) / "preview.html"
+    from .preview import own_page
+
+    page = own_page(watcher.language) if watcher.language is not None else "preview.html"
+    preview = Path(options.out_dir) / (watcher.game_id or Path(spec).name) / page
     echo(f"watching {', '.join(str(p) for p in watcher.paths())}; preview: {preview} (Ctrl-C stops)")
     for changes in watchfiles.watch(*watcher.paths(), watch_filter=lambda change, path: watcher.wanted(path),
                                     debounce=DEBOUNCE_MS, step=DEBOUNCE_MS, stop_event=stop_event,

@@ -34,11 +34,15 @@ from .agent_settings import counted
 from .errors import Problem
 from .io.paths import bundled_templates, game_template
 from .io.reader import SchemaReader
-from .langs import LANGUAGES
+from .langs import LANGUAGES, MAX_LANGUAGES, SUPPORTED, code_problem
 from .memo import Memo
 from .model import Game, Text
 
 WORDS_FILE = "common/words.yaml"
+# The word groups `cardgen build` prints (cards, sheets, rulebook, standard sheet, tuck box,
+# playtest kit, preview): `check` requires them in every declared language. The balance and sweep
+# reports' words (report, sweep) ship in ja and en only; another language gets the English ones.
+BUILD_GROUPS = ("common", "preview", "rulebook", "sheet", "checklist", "calibration", "tuckbox", "standard", "playtest")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -56,7 +60,7 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
     `known` (the bundled words) restricts an override: only existing keys, and only the
     placeholders the bundled word has.
     """
-    r = SchemaReader()
+    r = SchemaReader(LANGUAGES, optional=tuple(lang for lang in SUPPORTED if lang not in LANGUAGES))
     root = r.read(path)
     r.raise_if_any()
     sections = {"words", "labels"} if allow_labels else {"words"}
@@ -66,7 +70,7 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
         for group, (_, group_node) in (r.mapping(top["words"][1], "words", set(), None) or {}).items():
             for name, (key_node, value_node) in (r.mapping(group_node, f"words.{group}", set(), None) or {}).items():
                 key = f"{group}.{name}"
-                text = _exact_text(r, value_node, f"words.{key}")
+                text = _exact_text(r, value_node, f"words.{key}", required=() if known is not None else LANGUAGES)
                 if text is None:
                     continue
                 if known is not None:
@@ -75,7 +79,7 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
                                           f"(the bundled words are in templates/{WORDS_FILE})")
                         continue
                     allowed = set(_PLACEHOLDER.findall(known.words[key].get(LANGUAGES[0])))
-                    for lang in LANGUAGES:
+                    for lang in text.languages:
                         problem = _placeholder_problem(text.get(lang), allowed)
                         if problem:
                             r.error(value_node, f"words.{key}.{lang}: {problem}")
@@ -85,14 +89,23 @@ def _read_words_file(path: Path, *, allow_labels: bool, known: Words | None) -> 
     return Words(words, labels)
 
 
-def _exact_text(r: SchemaReader, node: yaml.Node, what: str) -> Text | None:
-    """A {ja, en} word kept exactly as written: a word may need its own leading space
-    (" (seats rotate every game)") or be a separator (", "), which `SchemaReader.text` strips."""
-    entries = r.mapping(node, what, set(LANGUAGES), set(LANGUAGES))
-    if entries is None or set(entries) != set(LANGUAGES):
+def _exact_text(r: SchemaReader, node: yaml.Node, what: str, required: tuple[str, ...]) -> Text | None:
+    """A word in each language it is given in, kept exactly as written: a word may need its own
+    leading space (" (seats rotate every game)") or be a separator (", "), which
+    `SchemaReader.text` strips. The bundled words need `required` (ja and en); a game's own
+    words.yaml may give any language (a language cardgen has no words for, or one word it
+    words differently), at most `MAX_LANGUAGES` of them."""
+    entries = r.mapping(node, what, set(required), None)
+    if entries is None or not set(required) <= set(entries):
         return None
-    values = {lang: r.scalar(entries[lang][1], f"{what}.{lang}", "str") for lang in LANGUAGES}
-    return None if None in values.values() else Text(**values)
+    values: dict[str, str | None] = {}
+    for lang, (key_node, value_node) in list(entries.items())[:MAX_LANGUAGES + 1]:
+        problem = code_problem(lang)
+        if problem or len(values) == MAX_LANGUAGES:
+            r.error(key_node, f"{what}: {problem or f'more than {MAX_LANGUAGES} languages'}")
+            return None
+        values[lang] = r.scalar(value_node, f"{what}.{lang}", "str")
+    return None if None in values.values() or not values else Text(**values)  # type: ignore[arg-type]
 
 
 def _placeholder_problem(template: str, allowed: set[str]) -> str | None:
@@ -163,11 +176,38 @@ def word(key: str, lang: str, game: Game | None = None, **fields: Any) -> str:
     KeyError for a key no words file has (a programming error: every key the code asks for is
     in the bundled file, which the tests read in full).
     """
+    return fill(_lookup(key, lang, game), fields)
+
+
+def _lookup(key: str, lang: str, game: Game | None) -> str:
+    """The word `key` in `lang`: the game's own words.yaml first, then the bundled words (a
+    language neither has falls back as `Text.get` does; `missing_words` reports it)."""
     own = game_words(game)
     text = own.words.get(key) if own is not None else None
-    if text is None:
-        text = bundled().words[key]
-    return fill(text.get(lang), fields)
+    if text is not None and text.has(lang):
+        return text.get(lang)
+    return bundled().words[key].get(lang)
+
+
+def has_word(key: str, lang: str, game: Game | None = None) -> bool:
+    own = game_words(game)
+    text = own.words.get(key) if own is not None else None
+    return (text is not None and text.has(lang)) or bundled().words[key].has(lang)
+
+
+def missing_words(game: Game) -> list[Problem]:
+    """For each declared language, the interface words a build prints (BUILD_GROUPS) that neither
+    cardgen nor the game's own words.yaml has, at game.yaml's `languages:` (the line that asks for them)."""
+    problems = []
+    at = game.where("languages") or game.where("game.yaml")
+    for lang in game.languages:
+        missing = [key for key in bundled().words if key.split(".")[0] in BUILD_GROUPS and not has_word(key, lang, game)]
+        if missing:
+            shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+            problems.append(Problem(at, f"languages: cardgen has no {lang} words for {len(missing)} word(s) the outputs print "
+                                        f"({shown}); add them under words: in the game's templates/words.yaml "
+                                        f"(the keys and the English words are in cardgen's templates/{WORDS_FILE})"))
+    return problems
 
 
 def group(name: str, lang: str, game: Game | None = None) -> dict[str, str]:
@@ -177,13 +217,14 @@ def group(name: str, lang: str, game: Game | None = None) -> dict[str, str]:
     prefix = f"{name}."
     out = {key[len(prefix):]: text.get(lang) for key, text in bundled().words.items() if key.startswith(prefix)}
     if own is not None:
-        out.update({key[len(prefix):]: text.get(lang) for key, text in own.words.items() if key.startswith(prefix)})
+        out.update({key[len(prefix):]: text.get(lang) for key, text in own.words.items() if key.startswith(prefix) and text.has(lang)})
     return out
 
 
 def text(key: str, game: Game | None = None, **fields: Any) -> Text:
-    """The word `key` in every language, as a model Text."""
-    return Text(**{lang: word(key, lang, game, **fields) for lang in LANGUAGES})
+    """The word `key` in every language of the game (without a game: the default pair), as a model Text."""
+    languages = game.languages if game is not None else LANGUAGES
+    return Text(**{lang: word(key, lang, game, **fields) for lang in languages})
 
 
 def find_label(kind: str, value: Any, game: Game | None = None) -> Text | None:
@@ -240,7 +281,7 @@ def _ending_title(game: Game, ending: str) -> Text | None:
         if not isinstance(title, Mapping):
             return None
         parts = {}
-        for lang in LANGUAGES:
+        for lang in game.languages:
             t = str(title.get(lang, ""))
             k = str(kind.get(lang, "")) if isinstance(kind, Mapping) else ""
             parts[lang] = (f"{k}「{t}」" if lang == "ja" else f"{k}: {t}") if k else t
@@ -300,8 +341,9 @@ def missing_labels(game: Game) -> list[Problem]:
         at = spec.location or game.where("game.yaml")
         missing = [v for v in spec.values if find_label(kind, v, game) is None]
         if missing:
+            example = "{" + ", ".join(f"{lang}: ..." for lang in game.languages) + "}"
             problems.append(Problem(at, f"card_fields.{name}: value(s) {', '.join(missing)} have no label; add "
-                                        f"labels: {{{kind}: {{{missing[0]}: {{ja: ..., en: ...}}}}}} to game.yaml so no id is printed"))
+                                        f"labels: {{{kind}: {{{missing[0]}: {example}}}}} to game.yaml so no id is printed"))
     kinds: dict[str, set[str]] = {}
     for name, spec in game.field_specs.items():
         if spec.kind == "enum":
@@ -316,5 +358,5 @@ def missing_labels(game: Game) -> list[Problem]:
     return problems
 
 
-__all__ = ["word", "group", "text", "label", "find_label", "policy_label", "field_label", "field_value", "label_kind",
-           "missing_labels", "parameter_label", "read_labels", "fill", "bundled", "game_words", "Words"]
+__all__ = ["word", "has_word", "missing_words", "group", "text", "label", "find_label", "policy_label", "field_label", "field_value",
+           "label_kind", "missing_labels", "parameter_label", "read_labels", "fill", "bundled", "game_words", "Words"]

@@ -229,9 +229,11 @@ def test_cli_build(tmp_path):
     runner = CliRunner()
     result = runner.invoke(cli, ["build", "llll", "--out", str(tmp_path), "--only", "sheets", "--paper", "letter", "--lang", "en"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "llll" / "llll-cards-letter.pdf").is_file()
+    # English is llll's second language: its sheets carry -en, so they never overwrite the Japanese ones
+    assert (tmp_path / "llll" / "llll-cards-letter-en.pdf").is_file()
+    assert not (tmp_path / "llll" / "llll-cards-letter.pdf").exists()
     assert "llll: 32 cards" in result.output
-    pdf = pdfium.PdfDocument(str(tmp_path / "llll" / "llll-cards-letter.pdf"))
+    pdf = pdfium.PdfDocument(str(tmp_path / "llll" / "llll-cards-letter-en.pdf"))
     assert len(pdf) == 8 + 1 and pdf[0].get_size() == pytest.approx((215.9 * PT, 279.4 * PT), abs=0.01)
     pdf.close()
 

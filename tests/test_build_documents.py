@@ -21,10 +21,11 @@ def test_build_writes_every_document(tmp_path):
     assert result.exit_code == 0, result.output
     folder = tmp_path / "requiem"
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["requiem-playtest.pdf", "requiem-rules-en.pdf", "requiem-rules-ja.pdf", "requiem-standard-deck.pdf"]
+    # rulebooks in every language; the --lang documents of requiem's second language carry -en
+    assert names == ["requiem-playtest-en.pdf", "requiem-rules-en.pdf", "requiem-rules-ja.pdf", "requiem-standard-deck-en.pdf"]
     assert "Can You Hear the Requiem?" in text_of(folder / "requiem-rules-en.pdf")
     assert "鎮魂歌" in text_of(folder / "requiem-rules-ja.pdf")
-    assert "Playtest feedback" in text_of(folder / "requiem-playtest.pdf")
+    assert "Playtest feedback" in text_of(folder / "requiem-playtest-en.pdf")
 
 
 def test_corner_index_prints_the_standard_card(tmp_path):

@@ -62,12 +62,12 @@ def test_mapping_sheet_and_report_commands_take_paper(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # `mapping --sheet` writes under ./output
     result = runner.invoke(cli, ["mapping", "requiem", "--sheet", "en", "--paper", "letter"])
     assert result.exit_code == 0, result.output
-    sheet = (tmp_path / "output" / "requiem" / "requiem-standard-deck.pdf").read_bytes()
+    sheet = (tmp_path / "output" / "requiem" / "requiem-standard-deck-en.pdf").read_bytes()
     assert page_sizes(sheet) == expected("letter")
     result = runner.invoke(cli, ["report", "alice", "--games", "10", "--seed", "1", "--out", str(tmp_path),
                                  "--lang", "en", "--workers", "1", "--paper", "letter"])
     assert result.exit_code == 0, result.output
-    assert page_sizes((tmp_path / "alice" / "alice-balance.pdf").read_bytes()) == expected("letter")
+    assert page_sizes((tmp_path / "alice" / "alice-balance-en.pdf").read_bytes()) == expected("letter")
 
 
 def test_build_paper_reaches_every_document(tmp_path):

@@ -15,7 +15,7 @@ from reportlab.lib.units import mm
 
 from cardgen.cli import cli
 from cardgen.errors import DataError
-from cardgen.fonts import register_fonts
+from cardgen.fonts import register_fonts, resolve_face
 from cardgen.load import load_game
 from cardgen.render.cards import icons
 from cardgen.render.cards.card import card_size_mm, faces
@@ -88,10 +88,11 @@ def test_the_icon_is_drawn_on_the_baseline_in_the_text_colour():
     two = text.index("2")
     baseline = _origin(textpage, two)[1]
     size = pdfium.raw.FPDFText_GetFontSize(textpage.raw, two)
-    left = _origin(textpage, two)[0] + text_width("2 ", GOTHIC, size)  # the icon's em starts after "Gain 2 "
+    latin = resolve_face(None, "gothic", "en", False)[0]  # English text is set in the Latin face of the gothic
+    left = _origin(textpage, two)[0] + text_width("2 ", latin, size)  # the icon's em starts after "Gain 2 "
     right = left + size
     # the text after the icon starts one em later: its " " then "and"
-    assert _origin(textpage, text.index("and"))[0] == pytest.approx(right + text_width(" ", GOTHIC, size), abs=0.05)
+    assert _origin(textpage, text.index("and"))[0] == pytest.approx(right + text_width(" ", latin, size), abs=0.05)
     scale = 20 / mm  # render at 20 px per mm
     image = page.render(scale=scale).to_pil().convert("RGB")
     height_pt = page.get_height()

@@ -136,7 +136,7 @@ def test_runs_name_their_own_game_count(game_copy, tmp_path):
     result = CliRunner().invoke(cli, ["report", str(folder), "--seed", "1", "--out", str(tmp_path / "out"),
                                       "--lang", "en", "--workers", "1"])
     assert result.exit_code == 0, result.output
-    pdf = (tmp_path / "out" / "alice" / "alice-balance.pdf").read_bytes()
+    pdf = (tmp_path / "out" / "alice" / "alice-balance-en.pdf").read_bytes()
     assert "7games·seed1" in squash("".join(page_texts(pdf)))
 
 
@@ -160,7 +160,7 @@ def test_a_run_that_comes_to_no_game_is_listed_as_not_played(game_copy, tmp_path
     result = CliRunner().invoke(cli, ["report", str(folder), "--games", "100", "--seed", "1", "--out", str(tmp_path),
                                       "--lang", "en", "--workers", "1"])
     assert result.exit_code == 0, result.output
-    text = squash("".join(page_texts((tmp_path / "alice" / "alice-balance.pdf").read_bytes())))
+    text = squash("".join(page_texts((tmp_path / "alice" / "alice-balance-en.pdf").read_bytes())))
     assert squash("Not played in this report: this run plays 7 games in a report of 2000, and at --games 100") in text
     assert squash("It plays from --games 286.") in text
     assert squash("not played (--games too small)") in text and "100games·seed1" in text
@@ -229,7 +229,7 @@ def test_report_command_writes_pdf(tmp_path):
     result = CliRunner().invoke(cli, ["report", "alice", "--games", "40", "--seed", "3", "--out", str(tmp_path),
                                       "--lang", "en", "--workers", "1"])
     assert result.exit_code == 0, result.output
-    pdf = (tmp_path / "alice" / "alice-balance.pdf").read_bytes()
+    pdf = (tmp_path / "alice" / "alice-balance-en.pdf").read_bytes()
     text = squash("".join(page_texts(pdf)))
     assert "Successrate" in text and "40games·seed3" in text
 

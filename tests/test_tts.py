@@ -16,8 +16,8 @@ def saved(request, tmp_path_factory):
     out = tmp_path_factory.mktemp("tts")
     game = load_game(request.param)
     build_game(game, make_options(out=out, outputs=("tts",), lang="en"))
-    path = out / game.id / "tts" / f"{game.id}.json"
-    return game, json.loads(path.read_text(encoding="utf-8")), out / game.id / "tts"
+    path = out / game.id / "tts-en" / f"{game.id}.json"  # English is the second language: its folder carries -en
+    return game, json.loads(path.read_text(encoding="utf-8")), out / game.id / "tts-en"
 
 
 def _cards(state):

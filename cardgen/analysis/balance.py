@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..engine.simulate import simulate
 from ..files import write_atomic
+from ..langs import suffix as lang_suffix
 from ..model import Game
 from ..render.documents.report import ReportRun, build_balance_report, games_needed, games_of, report_runs
 
@@ -66,4 +67,5 @@ def write_balance_report(game: Game, lang: str, out_dir: str | Path, games: int 
                          costs: list[float] | None = None) -> tuple[Path, list]:
     results = run_report(game, games, seed, workers, progress, runs, costs)
     pdf = build_balance_report(game, lang, results, paper)
-    return write_atomic(Path(out_dir) / game.id / f"{game.id}-balance.pdf", pdf), results
+    tag = lang_suffix(lang, game.languages)  # the first language keeps today's name
+    return write_atomic(Path(out_dir) / game.id / f"{game.id}-balance{tag}.pdf", pdf), results

@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import CardgenError
 from ..files import write_atomic
-from ..langs import DEFAULT as DEFAULT_LANG
+from ..langs import suffix as lang_suffix
 from ..sweep_result import (Condition, PointResult, SweepResult, SweepSpec, Vary, chart_metrics, format_overrides, metrics_of,
                             primary_metric, resolve_metric)
 from .overrides import GameSource, Refused, point_key
@@ -349,7 +349,7 @@ __all__ = ["SweepSpec", "SweepResult", "Progress", "run_sweep", "plan_points", "
 def sweep_command(game: str, *, varies: Sequence[str | Vary], samples: int | None, sampling: str, count: int, seed: int,
                   players: int | None, variant: str | None, policies: Sequence[str], rotate_seats: bool, target: str | None,
                   metrics: Sequence[str], fmt: str, output: str | None, out_dir: str, results_dir: str | None, no_report: bool,
-                  executor: str, scheduler: str | None, workers: int | None, lang: str = DEFAULT_LANG,
+                  executor: str, scheduler: str | None, workers: int | None, lang: str | None = None,
                   paper: str = "a4", quiet: bool = False) -> SweepResult:
     """`cardgen sweep`: run, print or write the table, write the report (in `lang`, on `paper`);
     progress on stderr unless `quiet` (cardgen -q)."""
@@ -396,7 +396,10 @@ def sweep_command(game: str, *, varies: Sequence[str | Vary], samples: int | Non
         from ..load import load_game
         from ..render.documents.sweep_report import write_sweep_report
 
-        path = write_sweep_report(load_game(game), result, Path(out_dir) / result.game_id / f"{result.game_id}-sweep.pdf",
+        loaded = load_game(game)
+        lang = lang or loaded.languages[0]
+        tag = lang_suffix(lang, loaded.languages)  # the first language keeps today's name
+        path = write_sweep_report(loaded, result, Path(out_dir) / result.game_id / f"{result.game_id}-sweep{tag}.pdf",
                                   lang, metrics, paper)
         sys.stderr.write(f"wrote {path}\n")
     return result

@@ -275,8 +275,12 @@ class SchemaReader:
     sees every problem of a file at once.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, languages: tuple[str, ...] = LANGUAGES, optional: tuple[str, ...] = ()) -> None:
         self.problems: list[Problem] = []
+        # the languages a text must be written in: the game's (game.yaml `languages:`); and those
+        # it may be written in besides (the bundled words: ja and en, and fr and de where given)
+        self.languages = tuple(languages)
+        self.optional = tuple(optional)
 
     def read(self, path: Path, shown: str | None = None, *, empty_ok: bool = False) -> yaml.Node | None:
         shown = shown or display_path(path)
@@ -367,19 +371,34 @@ class SchemaReader:
         return value
 
     def text(self, node: yaml.Node, what: str) -> Text | None:
-        entries = self.mapping(node, what, required=set(), allowed=set(LANGUAGES))
+        """A text in exactly the game's languages (`self.languages`)."""
+        entries = self.mapping(node, what, required=set(), allowed=None)
         if entries is None:
             return None
+        declared = ", ".join(self.languages)
+        ok = True
+        for lang, (key_node, _) in entries.items():
+            if lang not in self.languages and lang not in self.optional:
+                self.error(key_node, f"{what}: '{lang}' is not a language of this game (languages: [{declared}] in game.yaml); "
+                                     f"remove the '{lang}' text or add {lang} to languages")
+                ok = False
         values: dict[str, str] = {}
-        for lang in LANGUAGES:
+        for lang in self.languages:
             if lang not in entries:
-                self.error(node, f"{what}: the '{lang}' text is missing; every text needs both ja and en")
+                self.error(node, f"{what}: the '{lang}' text is missing; every text needs {declared} "
+                                 f"(languages in game.yaml)")
                 continue
             value = self.scalar(entries[lang][1], f"{what}.{lang}", "str")
             if value is not None:
                 values[lang] = value.strip()
-        if len(values) != len(LANGUAGES):
+        if not ok or len(values) != len(self.languages):
             return None
+        for lang in self.optional:
+            if lang in entries:
+                value = self.scalar(entries[lang][1], f"{what}.{lang}", "str")
+                if value is None:
+                    return None
+                values[lang] = value.strip()
         return Text(**values)
 
     def plain(self, node: yaml.Node) -> Any:

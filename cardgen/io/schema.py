@@ -62,7 +62,7 @@ class Text(Spec):
     """{ja: ..., en: ...}; validates to a plain dict (use reader.text for a model Text)."""
 
     def describe(self) -> str:
-        return "a text with ja and en"
+        return "a text in each of the game's languages"
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,9 @@ class Anything(Spec):
         return "any plain value"
 
 
-def fits(node: yaml.Node, spec: Spec) -> bool:
-    """Whether `node` has `spec`'s shape (no problems recorded)."""
-    probe = SchemaReader()
+def fits(node: yaml.Node, spec: Spec, like: SchemaReader | None = None) -> bool:
+    """Whether `node` has `spec`'s shape (no problems recorded); texts in the languages of the reader `like`."""
+    probe = SchemaReader() if like is None else SchemaReader(like.languages, like.optional)
     validate(probe, node, spec, "value")
     return not probe.problems
 
@@ -140,7 +140,7 @@ def validate(r: SchemaReader, node: yaml.Node, spec: Spec, what: str) -> Any:
         return value
     if isinstance(spec, Text):
         text = r.text(node, what)
-        return None if text is None else {"ja": text.ja, "en": text.en}
+        return None if text is None else text.as_dict()
     if isinstance(spec, List):
         items = r.sequence(node, what, spec.max_items)
         if items is None:
@@ -183,7 +183,7 @@ def validate(r: SchemaReader, node: yaml.Node, spec: Spec, what: str) -> Any:
         return out if ok else None
     if isinstance(spec, OneOf):
         for option in spec.options:
-            if fits(node, option):
+            if fits(node, option, r):
                 return validate(r, node, option, what)
         r.error(node, f"{what} must be {spec.describe()}, not {kind_of(node)}")
         return None

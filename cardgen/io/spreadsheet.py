@@ -39,8 +39,16 @@ SHEET_NAME = "Cards"  # the sheet export writes and the reader prefers; otherwis
 
 # Columns that are not card fields.
 TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN = "type", "count", "id", "copy"
-NAME_COLUMNS = tuple(f"name_{lang}" for lang in LANGUAGES)
+NAME_COLUMNS = tuple(f"name_{lang}" for lang in LANGUAGES)  # of a game in the default languages
 NOTE_COLUMNS = tuple(f"note_{lang}" for lang in LANGUAGES)
+
+
+def name_columns(languages: Iterable[str]) -> tuple[str, ...]:
+    return tuple(f"name_{lang}" for lang in languages)
+
+
+def note_columns(languages: Iterable[str]) -> tuple[str, ...]:
+    return tuple(f"note_{lang}" for lang in languages)
 
 # What a damaged or hostile zip can raise while it is opened or unpacked (with zipfile's own two:
 # zipfile and ElementTree are imported where a workbook is read, as most games hold cards.yaml).
@@ -384,21 +392,23 @@ class _Column:
     name: str
 
 
-def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = None) -> yaml.MappingNode:
+def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = None,
+               languages: tuple[str, ...] = LANGUAGES) -> yaml.MappingNode:
     """The card list in `path` as the node tree of an equivalent cards.yaml; DataError for a table problem.
 
     An `id` cell that holds the id the card would get anyway (`id_format`, else `<type>-<copy>`; as
     export writes it) is not made the card's own, so inserting a row renumbers the cards after it
     as it would in cards.yaml.
     """
+    name_cols, note_cols = name_columns(languages), note_columns(languages)  # the game's languages
     shown = display_path(path)
     table = _read_csv(path, shown) if path.suffix == ".csv" else _read_workbook(path, shown)
     rows = [(number, cells) for number, cells in table.rows if any(_text_of(c).strip() for c in cells)]
     if not rows:
         raise DataError([Problem(table.where(1, 1), f"the card list is empty; write a header row ({TYPE_COLUMN}, "
-                                                    f"{', '.join(NAME_COLUMNS)}, {COUNT_COLUMN}, fields ...) and one row per card type")])
+                                                    f"{', '.join(name_cols)}, {COUNT_COLUMN}, fields ...) and one row per card type")])
     header_row, header = rows[0]
-    columns, problems = _columns(table, header_row, header, specs)
+    columns, problems = _columns(table, header_row, header, specs, languages)
     if problems:
         raise DataError(problems)
     by_name = {c.name: c for c in columns}
@@ -432,7 +442,7 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
     if problems:
         raise DataError(problems)
 
-    field_columns = [(spec, [c for c in columns if _field_of(c.name, specs) == spec.name]) for spec in specs.values()]
+    field_columns = [(spec, [c for c in columns if _field_of(c.name, specs, languages) == spec.name]) for spec in specs.values()]
 
     def field_node(cells: list[Any], number: int, spec: FieldSpec, cols: list[_Column]) -> yaml.Node | None:
         if spec.kind == "text":
@@ -455,11 +465,11 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
     physical = 0  # the sum of the counts so far: bounded before any row is expanded into its copies
     for type_id, members in groups:
         first, first_cells = members[0]
-        empty_names = [col for col in NAME_COLUMNS if col in by_name and not _text_of(cell(first_cells, col)).strip()]
-        name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in NAME_COLUMNS
-                              if _text_of(cell(first_cells, col)).strip()), at(first, (empty_names or list(NAME_COLUMNS))[0]))
+        empty_names = [col for col in name_cols if col in by_name and not _text_of(cell(first_cells, col)).strip()]
+        name_node = _mapping(((col.rsplit("_", 1)[1], _scalar(cell(first_cells, col), "str", at(first, col))) for col in name_cols
+                              if _text_of(cell(first_cells, col)).strip()), at(first, (empty_names or list(name_cols))[0]))
         for number, cells in members[1:]:
-            for col in NAME_COLUMNS + tuple(c for c in NOTE_COLUMNS if c in by_name):
+            for col in name_cols + tuple(c for c in note_cols if c in by_name):
                 if _text_of(cell(cells, col)).strip() != _text_of(cell(first_cells, col)).strip():
                     problems.append(Problem(at(number, col), f"type '{type_id}': {col} differs from row {first}; "
                                                              f"the rows of one type share its name and note"))
@@ -500,7 +510,7 @@ def read_cards(path: Path, specs: dict[str, FieldSpec], id_format: str | None = 
             ("name", name_node),
             ("count", yaml.ScalarNode(_INT, str(len(cards)), _CellMark(at(first, TYPE_COLUMN)), _CellMark(at(first, TYPE_COLUMN)))),
         ]
-        notes = [(col.rsplit("_", 1)[1], col) for col in NOTE_COLUMNS if col in by_name and _text_of(cell(first_cells, col)).strip()]
+        notes = [(col.rsplit("_", 1)[1], col) for col in note_cols if col in by_name and _text_of(cell(first_cells, col)).strip()]
         if notes:
             pairs.append(("note", _mapping(((lang, _scalar(cell(first_cells, col), "str", at(first, col))) for lang, col in notes),
                                            at(first, notes[0][1]))))
@@ -534,18 +544,20 @@ def _same(a: yaml.Node, b: yaml.Node) -> bool:
     return False
 
 
-def _field_of(column: str, specs: dict[str, FieldSpec]) -> str | None:
+def _field_of(column: str, specs: dict[str, FieldSpec], languages: tuple[str, ...] = LANGUAGES) -> str | None:
     """The card field a column holds: `vp`, or `ability` for `ability_ja`; None for no field."""
     if column in specs and specs[column].kind != "text":
         return column
     base, _, lang = column.rpartition("_")
-    if lang in LANGUAGES and base in specs and specs[base].kind == "text":
+    if lang in languages and base in specs and specs[base].kind == "text":
         return base
     return None
 
 
-def _columns(table: _Table, row: int, header: list[Any], specs: dict[str, FieldSpec]) -> tuple[list[_Column], list[Problem]]:
-    fixed = {TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN, *NAME_COLUMNS, *NOTE_COLUMNS}
+def _columns(table: _Table, row: int, header: list[Any], specs: dict[str, FieldSpec],
+             languages: tuple[str, ...] = LANGUAGES) -> tuple[list[_Column], list[Problem]]:
+    name_cols, note_cols = name_columns(languages), note_columns(languages)  # the game's languages
+    fixed = {TYPE_COLUMN, COUNT_COLUMN, ID_COLUMN, COPY_COLUMN, *name_cols, *note_cols}
     columns: list[_Column] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
@@ -558,18 +570,21 @@ def _columns(table: _Table, row: int, header: list[Any], specs: dict[str, FieldS
             problems.append(Problem(where, f"column '{name}' appears twice (also column {column_letters(seen[name] + 1)}); keep one"))
             continue
         seen[name] = index
-        if name not in fixed and _field_of(name, specs) is None:
-            expected = ", ".join(f"{n}_ja/{n}_en" if s.kind == "text" else n for n, s in specs.items()) or "(none declared)"
-            hint = f"; '{name}' is a text field: write its two columns {name}_ja and {name}_en" if name in specs else ""
+        if name not in fixed and _field_of(name, specs, languages) is None:
+            expected = ", ".join("/".join(f"{n}_{lang}" for lang in languages) if s.kind == "text" else n
+                                 for n, s in specs.items()) or "(none declared)"
+            own = [f"{name}_{lang}" for lang in languages]
+            hint = (f"; '{name}' is a text field: write its column{'s' if len(own) > 1 else ''} "
+                    f"{', '.join(own[:-1]) + ' and ' if len(own) > 1 else ''}{own[-1]}" if name in specs else "")
             if ";" in name or "\t" in name:
                 hint = "; the columns seem separated by ';' or tabs: save the file as comma-separated CSV (UTF-8)"
-            problems.append(Problem(where, f"unknown column '{name}'{hint}; use {TYPE_COLUMN}, {', '.join(NAME_COLUMNS)}, {COUNT_COLUMN}, "
-                                           f"{ID_COLUMN}, {', '.join(NOTE_COLUMNS)} or a card field of game.yaml: {expected}"))
+            problems.append(Problem(where, f"unknown column '{name}'{hint}; use {TYPE_COLUMN}, {', '.join(name_cols)}, {COUNT_COLUMN}, "
+                                           f"{ID_COLUMN}, {', '.join(note_cols)} or a card field of game.yaml: {expected}"))
             continue
         if name != COPY_COLUMN:
             columns.append(_Column(index, name))
     names = {c.name for c in columns}
-    for needed in (TYPE_COLUMN, *NAME_COLUMNS):
+    for needed in (TYPE_COLUMN, *name_cols):
         if needed not in names and not problems:
             problems.append(Problem(table.where(row, 1), f"the header row has no '{needed}' column; add it "
                                                          f"(the columns are named as `cardgen export` writes them)"))

@@ -18,7 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ...errors import DataError, Problem
 from ...memo import Memo
-from ...fonts import resolve_font
+from ...fonts import missing_character, resolve_face
 from ...model import Card, Game, Location, Text
 from ...text import ICON_EM, UnknownIcon, fit_text, mark_icons, runs, unmark_icons
 from ... import words
@@ -29,7 +29,7 @@ from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
 
 # IPAex: ascender 0.88 em, descender 0.12 em.
 _ASCENT = 0.88
-_BOLD_STROKE = 0.035  # stroke width (in em) of the fake bold
+_BOLD_STROKE = 0.035  # stroke width (in em) of the stroked bold of a game's own font that has no bold file
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def back_look(game: Game, face: Face, lang: str, keep: Callable[[Box], bool] = l
                 field = None if str(field).lower() in ("none", "transparent") else field
             if ink is None and box.kind == "text" and keep(box) and title and title in str(box.value("text", ctx, lang) or ""):
                 ink = resolve_colour(box.value("colour", ctx, lang), layout.colours)
-                font = _game_fonts(getattr(game, "root", None))[box.value("font", ctx, lang)]
+                font, _ = _game_fonts(getattr(game, "root", None))[(box.value("font", ctx, lang), lang, bool(box.value("bold", ctx, lang)))]
     except DataError as exc:
         raise _for_card(exc, face, lang) from None
     return BackLook(field, ink, font, ink is not None)
@@ -226,14 +226,16 @@ def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, 
 
 
 class _Fonts(dict):
-    """A layout's font names -> ReportLab names for one game: its fonts/ folder first, then the bundled faces."""
+    """(a layout's font name, language, bold) -> (ReportLab font, stroked bold?) for one game: its
+    fonts/ folder first, then the bundled face of the language's script and weight."""
 
     def __init__(self, root):
         super().__init__()
         self.root = root
 
-    def __missing__(self, name: str) -> str:
-        self[name] = found = resolve_font(self.root, str(name))
+    def __missing__(self, key: tuple[str, str, bool]) -> tuple[str, bool]:
+        name, lang, bold = key
+        self[key] = found = resolve_face(self.root, str(name), lang, bold)
         return found
 
 
@@ -449,7 +451,7 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
     text = _with_icons(box.value("text", ctx, lang), layout, box, face.card)
     if not text:
         return None
-    font = fonts[box.value("font", ctx, lang)]
+    font, stroked_bold = fonts[(box.value("font", ctx, lang), lang, bool(box.value("bold", ctx, lang)))]
     size = float(box.value("size", ctx, lang)) * scale
     min_size = box.value("min_size", ctx, lang)
     min_size = float(min_size) * scale if min_size else size
@@ -468,8 +470,29 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
                           for kind, value in runs(line))
         # the line's width is its runs' (an icon is ICON_EM wide): text_width without measuring twice
         lines.append((sum(ICON_EM * s if kind == "icon" else advance for kind, _, advance in line_runs), line_runs))
+    for _, line_runs in lines:
+        for kind, value, _ in line_runs:
+            lacking = missing_character(font, value) if kind != "icon" else None
+            if lacking is not None:
+                raise DataError([Problem(_text_origin(box, face.card), _no_glyph(face.card.id, box.name, lang, lacking, font))])
     return _TextPlan(text, font, fitted, colour, ink, box.value("align", ctx, lang), box.value("valign", ctx, lang),
-                     bool(box.value("bold", ctx, lang)), tuple(lines))
+                     stroked_bold, tuple(lines))
+
+
+def _text_origin(box: Box, card: Card):
+    """Where a text box's text was written: the layout line when the box's text is a constant, else the card's data."""
+    written = box.params.get("text")
+    return box.location if written is not None and written.is_const else (card.location or box.location)
+
+
+def _no_glyph(card_id: str, box: str, lang: str, char: str, font: str) -> str:
+    """A character no chosen font has: named, so the designer can find it (never a box or blank on paper)."""
+    import unicodedata
+
+    name = unicodedata.name(char, "no name")
+    return (f"card {card_id}: text box '{box}' ({lang}) holds '{char}' (U+{ord(char):04X} {name}), which the font {font} "
+            f"does not have; write another character, or put a font that has it in the game's fonts/ folder and name it "
+            f"in the box's font:")
 
 
 def _plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | None:
@@ -531,7 +554,7 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
     if plan is None:
         return
     text, font, fitted, colour, ink = plan.text, plan.font, plan.fitted, plan.colour, plan.ink
-    align, valign, bold = plan.align, plan.valign, plan.bold
+    align, valign, bold = plan.align, plan.valign, plan.bold  # bold: stroke the outline (a game font with no bold file)
     if fitted.overflow and overflows is not None:
         overflows.append(Overflow(face.card.id, face.side, box.name, unmark_icons(text)))
     sizes = TEXT_SIZES.get()

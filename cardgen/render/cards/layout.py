@@ -77,7 +77,7 @@ from ... import fonts
 from ...errors import DataError, Problem
 from ...io import paths, sandbox
 from ...io.reader import SchemaReader
-from ...langs import LANGUAGES
+from ...langs import SUPPORTED, is_cjk
 from ...model import Card, Game, Location, Text
 from ...sizes import size_mm
 from . import art, icons
@@ -151,10 +151,18 @@ class Value:
 
     def get(self, ctx: Mapping[str, Any], lang: str) -> Any:
         if self.per_lang is not None:
-            return self.per_lang[lang].get(ctx, lang)
+            return self.per_lang[_script_key(self.per_lang, lang)].get(ctx, lang)
         if self.template is not None:
             return self.template.render(ctx, self.origin or Location("layout", 1, 1), self.what)
         return self.const
+
+
+def _script_key(per_lang: Mapping[str, Any], lang: str) -> str:
+    """The key of a per-language value that serves `lang`: its own, else its script's (a size given
+    {ja, en} serves French as English's, as a bundled layout names only ja and en)."""
+    if lang in per_lang:
+        return lang
+    return "ja" if is_cjk(lang) else "en"
 
 
 def _refs(template: Any) -> frozenset[str]:
@@ -428,7 +436,7 @@ class _LayoutLoader:
     def __init__(self, game: Game, path: Path):
         self.game = game
         self.path = path
-        self.r = SchemaReader()
+        self.r = SchemaReader(game.languages)
         self.files: list[tuple[str, float]] = []
         self.parts: dict[str, yaml.Node] = {}
         self.colours: dict[str, str] = {}
@@ -686,16 +694,17 @@ class _LayoutLoader:
         return out[0], out[1], out[2], out[3]
 
     def _value(self, node: yaml.Node, key: str, box: str) -> Value | None:
-        if isinstance(node, yaml.MappingNode) and {k.value for k, _ in node.value} <= set(LANGUAGES) and node.value:
+        if isinstance(node, yaml.MappingNode) and {k.value for k, _ in node.value} <= {*SUPPORTED, *self.game.languages} and node.value:
             per: dict[str, Value] = {}
             for k, v in node.value:
                 sub = self._value(v, key, box)
                 if sub is None:
                     return None
                 per[k.value] = sub
-            for lang in LANGUAGES:
-                if lang not in per:
-                    self.r.error(node, f"box '{box}': {key} gives '{', '.join(per)}' but not '{lang}'; give both ja and en")
+            for lang in self.game.languages:
+                if _script_key(per, lang) not in per:
+                    self.r.error(node, f"box '{box}': {key} gives '{', '.join(per)}' but not '{lang}'; "
+                                       f"give one for each of the game's languages ({', '.join(self.game.languages)})")
                     return None
             return Value(per_lang=per)
         if key == "dash" and isinstance(node, yaml.SequenceNode):

@@ -411,7 +411,7 @@ class Directives:
         # `+%}` keeps the line break after a block tag, so a YAML problem is at its line in the file
         source = _KEEP_LINES.sub("+%}", read_text(path, shown))
         rendered = sandbox.render(source, self.context(), Location(shown, 1, 1), "figure template")
-        r = SchemaReader()
+        r = SchemaReader(self.game.languages)
         node = compose(rendered, shown)
         if node is None:
             raise DataError([Problem(Location(shown, 1, 1), "the figures file is empty; describe at least one figure")])

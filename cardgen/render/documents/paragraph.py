@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
+from ...fonts import has_glyph, latin_face
 from ...memo import Memo
 from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points, typographic_runs
 from .page_template import layout_only as _layout_only
@@ -127,9 +128,13 @@ class TextBlock(Flowable):
         return "".join(t for t, _ in self.runs)
 
     def _fonts(self) -> list[str]:
+        """The font of each character: the style's, and in a Latin-script language the Latin face
+        for each character it has (fonts by script: IPAex sets ’ „ “ full-width)."""
         out: list[str] = []
         for t, strong in self.runs:
-            out.extend([self.style.strong if strong else self.style.font] * len(t))
+            base = self.style.strong if strong else self.style.font
+            latin = latin_face(base, self.lang, strong)
+            out.extend([base] * len(t) if latin is None else [latin if has_glyph(latin, ch) else base for ch in t])
         return out
 
     def _measure(self, text: str, fonts: Sequence[str]) -> float:

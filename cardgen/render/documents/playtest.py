@@ -19,6 +19,7 @@ from reportlab.lib.units import mm
 from ...errors import DataError, Problem
 from ...io import paths, sandbox
 from ...io.reader import SchemaReader, construct_scalar, display_path, where
+from ...langs import LANGUAGES, SUPPORTED
 from ...io.schema import Anything, Int, List, Map, Num, OneOf, Spec, Str, Text, validate
 from ... import words
 from ...model import Game, Location
@@ -120,10 +121,12 @@ def _check_sheets(r: SchemaReader, node: yaml.Node, what: str) -> None:
         validate(r, top["draft"][1], DRAFT, "draft")
 
 
-def read_spec(path: Path, check: Any, what: str) -> dict:
+def read_spec(path: Path, check: Any, what: str, languages: tuple[str, ...] = LANGUAGES,
+              optional: tuple[str, ...] = ()) -> dict:
     """Read a spec file through the schema reader and check its shape (a Spec, or a function
-    `check(reader, node, what)`); DataError listing every problem at its file:line:column."""
-    r = SchemaReader()
+    `check(reader, node, what)`); DataError listing every problem at its file:line:column. Its
+    texts are in `languages` (a game's: exactly its own), and may be in `optional` ones too."""
+    r = SchemaReader(languages, optional)
     node = r.read(path)
     if node is not None:
         if isinstance(check, Spec):
@@ -145,7 +148,7 @@ def load_spec(game: Game, name: str, check: Any, what: str) -> dict:
     if path is None:
         raise DataError([Problem(Location(display_path(game.root / paths.GAME_TEMPLATES / name), 1, 1),
                                  f"missing; create it to describe this game's {what}")])
-    return read_spec(path, check, what)
+    return read_spec(path, check, what, game.languages)
 
 
 ROUND_COUNTS = ("most_rounds", "players_in_round")  # counts the game's engine answers (rounds_by_players)
@@ -198,7 +201,9 @@ def load_playtest(game: Game) -> tuple[dict, dict]:
     feedback_path = paths.shared_template(game, "common/feedback.yaml")
     if feedback_path is None:
         raise DataError("the feedback form templates/common/feedback.yaml is missing; reinstall cardgen")
-    return spec, read_spec(feedback_path, FEEDBACK, "feedback form")
+    # the shared form is in every language cardgen ships words for (ja and en at least)
+    return spec, read_spec(feedback_path, FEEDBACK, "feedback form", LANGUAGES,
+                           tuple(lang for lang in SUPPORTED if lang not in LANGUAGES))
 
 
 def build_playtest(game: Game, lang: str, paper: str = "a4") -> bytes:

@@ -52,7 +52,7 @@ from .markdown import Block, MarkdownLimit, parse_markdown
 from .page_template import _PageTotal, _page_decorator, _canvas_maker
 from .paragraph import Heading, TextBlock, TStyle, defined_terms, game_terms
 from ... import words
-from .style import LANGS, load_style, templates_dir
+from .style import LANGS, load_style, templates_dir, type_sizes
 from .table import callout
 from .toc import Contents, _DocTemplate
 
@@ -82,8 +82,8 @@ class _Builder(Directives):
     """Turns one game's rules text into flowables."""
 
     def __init__(self, game: Game, lang: str) -> None:
-        if lang not in LANGS:
-            raise ValueError(f"language must be one of {', '.join(LANGS)}, not {lang!r}")
+        if lang not in game.languages:
+            raise ValueError(f"language must be one of {', '.join(game.languages)}, not {lang!r}")
         self.game = game
         self.lang = lang
         self.style = load_style(game)
@@ -92,7 +92,7 @@ class _Builder(Directives):
         fonts = self.style["fonts"]
         self.body_font, self.strong_font = fonts["body"], fonts["strong"]
         self.col = {k: tuple(v) for k, v in self.style["colours"].items()}
-        self.types = self.style["type"][lang]
+        self.types = type_sizes(self.style, lang)
         self.terms = game_terms(game, lang)
         self.directives: list[tuple[Callable[[], list[Flowable]], int]] = []  # (build, line in the rules text)
         self.nonce = secrets.token_hex(6)  # directive markers a rules text cannot forge
@@ -172,11 +172,11 @@ class _Builder(Directives):
 
     def cover(self) -> list[Flowable]:
         g, L = self.game, self.labels
-        other = "en" if self.lang == "ja" else "ja"
         out: list[Flowable] = [Spacer(1, 18 * mm)]
         out.append(TextBlock([(g.title.get(self.lang), True)], self.lang,
                              self.ts("title", align="center", color=self.col["accent"])))
-        out.append(TextBlock(g.title.get(other), other, self.ts("h3", align="center", color=self.col["muted"], space_before=4)))
+        for other in [lang for lang in g.languages if lang != self.lang][:1]:  # the title in the game's other language, if any
+            out.append(TextBlock(g.title.get(other), other, self.ts("h3", align="center", color=self.col["muted"], space_before=4)))
         facts = f"{L['players']} {self.players_text()}　／　{L['cards_total']} {L['cards_unit'].format(n=g.total)}" \
             if self.lang == "ja" else f"{L['players']}: {self.players_text()}   ·   {L['cards_total']}: {g.total}"
         out.append(TextBlock(facts, self.lang, self.ts("body", align="center", space_before=10, space_after=8)))
@@ -305,5 +305,5 @@ def rulebook_path(game: Game, out_dir: str | Path, lang: str) -> Path:
 
 
 def write_rulebooks(game: Game, out_dir: str | Path) -> list[Path]:
-    """Write `<game>-rules-ja.pdf` and `<game>-rules-en.pdf` into `out_dir` (output/<game>/)."""
-    return [write_atomic(rulebook_path(game, out_dir, lang), build_rulebook(game, lang)) for lang in LANGS]
+    """Write `<game>-rules-<lang>.pdf` for each of the game's languages into `out_dir` (output/<game>/)."""
+    return [write_atomic(rulebook_path(game, out_dir, lang), build_rulebook(game, lang)) for lang in game.languages]

@@ -27,8 +27,8 @@ from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 from ... import words
 from ...files import write_atomic
 from ...fonts import register_fonts
+from ...langs import suffix as lang_suffix
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
-from ...langs import LANGUAGES
 from ...model import Game, Text
 from ..cards.icons import suit_width
 from ..cards.index import BLACK, GREY, RED, draw_suit, suit_colour
@@ -349,7 +349,7 @@ def _rank_major(std: StandardCard) -> tuple[int, int]:
 
 
 def _plain(value: Any) -> Any:
-    return (value.ja, value.en) if isinstance(value, Text) else value
+    return value.values if isinstance(value, Text) else value
 
 
 def _take_lists(report: MappingReport) -> tuple[dict[str, list[tuple[StandardCard, int]]], list[tuple[StandardCard, int]]]:
@@ -489,7 +489,7 @@ def _card_table(rows: list[_Row], lang: str, st: dict[str, TStyle], width: float
 def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TStyle], width: float) -> Table:
     groups: dict[Any, dict[str, list[MappingEntry]]] = {}
     for e in report.must_print:
-        key = (e.reason.ja, e.reason.en) if e.reason else None
+        key = e.reason.values if e.reason else None
         groups.setdefault(key, {}).setdefault(e.type_id, []).append(e)
     data: list[list[Any]] = [[_w(k, lang) for k in ("col_card", "col_text")]]
     for reason, by_type in groups.items():
@@ -508,8 +508,8 @@ def _print_table(game: Game, report: MappingReport, lang: str, st: dict[str, TSt
 
 def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
     """The reference sheet as A4 (or Letter) PDF bytes; the same inputs give the same bytes."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {lang!r}")
+    if lang not in game.languages:
+        raise ValueError(f"language must be one of {', '.join(game.languages)}, not {lang!r}")
     report = require_mapping(game)
     gothic, _ = register_fonts()
     title = f"{game.title.get(lang)} — {_w('title', lang)}"
@@ -535,10 +535,11 @@ def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
     return buffer.getvalue()
 
 
-def standard_sheet_path(game: Game, out_dir: str | Path = "output") -> Path:
-    return Path(out_dir) / game.id / f"{game.id}-standard-deck.pdf"
+def standard_sheet_path(game: Game, out_dir: str | Path = "output", lang: str | None = None) -> Path:
+    """<game>-standard-deck.pdf in the game's first language, <game>-standard-deck-<lang>.pdf in another (as `build` names it)."""
+    return Path(out_dir) / game.id / f"{game.id}-standard-deck{lang_suffix(lang or game.languages[0], game.languages)}.pdf"
 
 
 def write_standard_sheet(game: Game, lang: str, out_dir: str | Path = "output", paper: str = "a4") -> Path:
-    """Write output/<game>/<game>-standard-deck.pdf (A4 or Letter) atomically and return its path."""
-    return write_atomic(standard_sheet_path(game, out_dir), build_standard_sheet(game, lang, paper))
+    """Write output/<game>/<game>-standard-deck[-<lang>].pdf (A4 or Letter) atomically and return its path."""
+    return write_atomic(standard_sheet_path(game, out_dir, lang), build_standard_sheet(game, lang, paper))

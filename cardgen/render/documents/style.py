@@ -11,10 +11,17 @@ from ...fonts import GOTHIC, MINCHO
 from ...io import paths
 from ...io.reader import SchemaReader, display_path
 from ...io.schema import Dict, List, Map, Num, Str, validate
-from ...langs import LANGUAGES
+from ...langs import LANGUAGES, is_cjk
 from ...model import Game, Location
 
-LANGS = LANGUAGES
+LANGS = LANGUAGES  # style.yaml's type sizes are given for these: a Japanese and a Latin set
+
+
+def type_sizes(style: dict, lang: str) -> dict:
+    """The type sizes of `lang`: its own if style.yaml has them, else those of its script's
+    language (ja for Chinese and Korean, en for every Latin language)."""
+    types = style["type"]
+    return types.get(lang) or types["ja" if is_cjk(lang) else "en"]
 
 
 def _deep_merge(base: dict, over: dict) -> dict:

@@ -1,0 +1,180 @@
+"""A game's languages are its own (issue 28): `languages:` in game.yaml, texts in exactly those,
+outputs per language, `--lang` limited to them, fonts by script. Run as a designer would: the CLI
+as a subprocess, on games `cardgen new --languages` writes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
+
+
+def cardgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cardgen", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def made(where: Path, name: str, languages: str) -> Path:
+    done = cardgen("new", name, "--languages", languages, cwd=where)
+    assert done.returncode == 0, done.stderr
+    return where / name
+
+
+def typed_japanese(folder: Path) -> list[str]:
+    """The files of a game folder with any Japanese character in them."""
+    return [str(p) for p in folder.rglob("*") if p.is_file() and p.suffix in (".yaml", ".md")
+            and JAPANESE.search(p.read_text(encoding="utf-8"))]
+
+
+def fonts_of(pdf: Path) -> set[str]:
+    found = set()
+    for page in PdfReader(pdf).pages:
+        for font in (page["/Resources"].get("/Font") or {}).values():
+            found.add(str(font.get_object()["/BaseFont"]).split("+")[-1])
+    return found
+
+
+def text_of(pdf: Path) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(pdf).pages)
+
+
+@pytest.fixture(scope="module")
+def french_english(tmp_path_factory) -> Path:
+    """A French + English game made once by `cardgen new --languages fr,en`; tests copy it to change it."""
+    return made(tmp_path_factory.mktemp("lang"), "jeu", "fr,en")
+
+
+def test_a_french_and_english_game_checks_and_builds_each_language_under_its_own_names(french_english, tmp_path):
+    game = Path(shutil.copytree(french_english, tmp_path / "jeu"))
+    assert typed_japanese(game) == []
+    assert "languages: [fr, en]" in (game / "game.yaml").read_text(encoding="utf-8")
+    checked = cardgen("check", "jeu", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
+    assert "every output lays out (fr, en)" in checked.stdout
+
+    first = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--only", "rules", "--workers", "1", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    other = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--only", "png", "--lang", "en", "--corner-guides",
+                    "--workers", "1", cwd=tmp_path)
+    assert other.returncode == 0, other.stdout + other.stderr
+    out = tmp_path / "out" / "jeu"
+    assert sorted(p.name for p in out.glob("*.pdf")) == ["jeu-print-shop-en.pdf", "jeu-print-shop.pdf",
+                                                         "jeu-rules-en.pdf", "jeu-rules-fr.pdf"]
+    assert len(list((out / "png-en").glob("*-front.png"))) == 12 and not (out / "png").exists()
+    # the English preview: in English, with a switch to the French page, its faces' corners rounded like the cut cards
+    assert f"{Path('out') / 'jeu' / 'preview-en.html'} (every face" in other.stdout
+    page = (out / "preview-en.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in page and '<span class="status">12 cards</span>' in page
+    assert '<a href="preview.html" hreflang="fr" lang="fr">Français</a>' in page
+    assert re.search(r"\.faces img\{border-radius:4\.\d+% / 3\.\d+%\}", page)
+    assert "preview-build-en.js" in page and (out / "preview-build-en.js").is_file()
+    french, english = text_of(out / "jeu-print-shop.pdf"), text_of(out / "jeu-print-shop-en.pdf")
+    assert "Éclipse" in french and "Soleil" in french and "Eclipse" in english and "Soleil" not in english
+    assert "Matériel" in text_of(out / "jeu-rules-fr.pdf")  # the rulebook's interface words in French
+    assert {"LiberationSerif", "LiberationSans-Bold"} <= fonts_of(out / "jeu-rules-fr.pdf")  # its paragraphs' Latin face
+    # Latin text in the Latin family, bold in its real bold face (never IPAex's full-width punctuation)
+    assert fonts_of(out / "jeu-print-shop.pdf") == {"LiberationSans", "LiberationSerif-Bold"}
+
+
+def test_lang_refuses_a_language_the_game_does_not_declare(french_english, tmp_path):
+    shutil.copytree(french_english, tmp_path / "jeu")
+    refused = cardgen("build", "jeu", "--out", "out", "--lang", "ja", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "jeu is written in fr, en (languages in game.yaml), not ja; use --lang fr or --lang en" in refused.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_text_must_be_in_exactly_the_declared_languages(french_english, tmp_path):
+    game = Path(shutil.copytree(french_english, tmp_path / "jeu"))
+    cards = game / "cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    text = text.replace("name: {fr: Soleil, en: Sun}", "name: {fr: Soleil, en: Sun, ja: 太陽}")
+    cards.write_text(text.replace("name: {fr: Lune, en: Moon}", "name: {en: Moon}"), encoding="utf-8")
+    checked = cardgen("check", "jeu", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert ("jeu/cards.yaml:5:33: card type 'sun' name: 'ja' is not a language of this game (languages: [fr, en] "
+            "in game.yaml); remove the 'ja' text or add ja to languages") in checked.stderr, checked.stderr
+    assert "jeu/cards.yaml:10:11: card type 'moon' name: the 'fr' text is missing; every text needs fr, en" in checked.stderr
+
+
+def test_a_character_no_font_has_is_an_error_naming_it(french_english, tmp_path):
+    game = Path(shutil.copytree(french_english, tmp_path / "jeu"))
+    cards = game / "cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("en: Moon}", "en: Moon 月}"), encoding="utf-8")
+    built = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--lang", "en", cwd=tmp_path)
+    assert built.returncode == 1, built.stdout
+    assert re.search(r"error: jeu/cards\.yaml:\d+:\d+: card moon-1: text box 'name' \(en\) holds '月' "
+                     r"\(U\+6708 CJK UNIFIED IDEOGRAPH-6708\), which the font LiberationSerif-Bold does not have", built.stderr), built.stderr
+    assert "Traceback" not in built.stderr
+
+
+def test_check_lists_the_words_a_declared_language_lacks_and_a_game_may_add_them(tmp_path):
+    game = made(tmp_path, "juego", "es")  # a language cardgen ships no words for: the sample's texts are English to translate
+    assert "languages: [es]" in (game / "game.yaml").read_text(encoding="utf-8")
+    checked = cardgen("check", "juego", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    words = [line for line in checked.stdout.splitlines() if "FAIL words:" in line]
+    assert len(words) == 1 and "juego/game.yaml:4:1: languages: cardgen has no es words for" in words[0], checked.stdout
+    assert "common.card," in words[0] and "templates/words.yaml" in words[0]
+
+    # the game's own words.yaml adds words in any language; a placeholder the word has not is refused at its line
+    (game / "templates" / "words.yaml").write_text('words:\n  common:\n    card: {es: Carta}\n    cards_unit: {es: "{m} cartas"}\n',
+                                                   encoding="utf-8")
+    checked = cardgen("check", "juego", "--no-simulate", cwd=tmp_path)
+    assert re.search(r"templates/words\.yaml:4:17: words\.common\.cards_unit\.es: '\{m\}' is not a field of this word; "
+                     r"it may use \{n\}", checked.stdout + checked.stderr), checked.stdout + checked.stderr
+    (game / "templates" / "words.yaml").write_text('words:\n  common:\n    card: {es: Carta}\n', encoding="utf-8")
+    checked = cardgen("check", "juego", "--no-simulate", cwd=tmp_path)
+    words = [line for line in checked.stdout.splitlines() if "FAIL words:" in line]
+    assert len(words) == 1 and "common.card," not in words[0] and "common.cards," in words[0]
+
+
+# Japanese-only in the slow run: the default run's budget is tight, and English-only shows the same per-language rule
+@pytest.mark.parametrize("languages, rules", [("en", ["en"]), pytest.param("ja", ["ja"], marks=pytest.mark.slow)])
+def test_a_one_language_game_builds_its_language_only(tmp_path, languages, rules):
+    game = made(tmp_path, "solo", languages)
+    assert (typed_japanese(game) == []) == (languages == "en")
+    assert "languages:" in (game / "game.yaml").read_text(encoding="utf-8")
+    built = cardgen("build", "solo", "--out", "out", "--only", "rules", "--only", "sheets", "--workers", "1", cwd=tmp_path)
+    assert built.returncode == 0, built.stdout + built.stderr
+    out = tmp_path / "out" / "solo"
+    assert sorted(p.name for p in out.glob("*.pdf")) == ["solo-cards-a4.pdf", *(f"solo-rules-{lang}.pdf" for lang in rules)]
+    cover = PdfReader(out / f"solo-rules-{rules[0]}.pdf").pages[0].extract_text()
+    assert ("A New Game" in cover) == (languages == "en") and ("新しいゲーム" in cover) == (languages == "ja")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("languages", ["en", "ja", "fr,en"])
+def test_new_games_in_any_languages_check_and_build_every_output(tmp_path, languages):
+    game = made(tmp_path, "any", languages)
+    assert typed_japanese(game) == [] or languages == "ja"
+    checked = cardgen("check", "any", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
+    for lang in languages.split(","):
+        built = cardgen("build", "any", "--out", "out", "--lang", lang, cwd=tmp_path)
+        assert built.returncode == 0, built.stdout + built.stderr
+    out = tmp_path / "out" / "any"
+    assert (out / "preview.html").is_file() and (out / "tts").is_dir()
+    if languages == "fr,en":
+        assert (out / "preview-en.html").is_file() and (out / "tts-en").is_dir() and (out / "png-en").is_dir()
+
+
+def test_a_german_game_in_a_spreadsheet_has_a_column_per_language(tmp_path):
+    done = cardgen("new", "spiel", "--languages", "de", "--cards", "csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    cards = tmp_path / "spiel" / "cards.csv"
+    header = cards.read_text(encoding="utf-8").splitlines()[0]
+    assert header == "id,type,copy,name_de,power,suit,ability_de"
+    checked = cardgen("check", "spiel", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "every output lays out (de)" in checked.stdout
+    cards.write_text(cards.read_text(encoding="utf-8").replace("ability_de", "ability_en", 1), encoding="utf-8")
+    checked = cardgen("check", "spiel", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "spiel/cards.csv:1:7: unknown column 'ability_en'" in checked.stderr and "ability_de" in checked.stderr, checked.stderr
