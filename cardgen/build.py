@@ -249,6 +249,7 @@ class BuildResult:
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
+    decks: list[BuildResult] = field(default_factory=list)  # a game's declared decks, each built on its own
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -262,15 +263,20 @@ class BuildResult:
             lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
             if self.sheet_warning:
                 lines.append(f"  warning: {self.sheet_warning}")
+        for deck in self.decks:
+            lines.append(f"  deck {deck.game_id}: {deck.cards} cards" + (f", sheets: {deck.sheets} x ({deck.layout.describe()})" if deck.layout else ""))
+            if deck.sheet_warning:
+                lines.append(f"  warning: {deck.sheet_warning}")
         lines += [f"  {path}" for path in pdfs]
         lines += [f"  {path} (which page or file is which card, its copies and its back)"
                   for path in self.files if path.suffix == ".csv" and path.parent == self.out_dir]
-        if pngs:
-            lines.append(f"  {pngs[0]}/ ({len(pngs)} PNG files)")
+        for folder in dict.fromkeys(pngs):  # one folder, or one per declared deck
+            lines.append(f"  {folder}/ ({pngs.count(folder)} PNG files)")
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
-        if self.preview:
-            lines.append(f"  {self.out_dir / 'preview.html'} (every face, with what each card reported)")
+        for done in self.decks or [self]:
+            if done.preview:
+                lines.append(f"  {done.out_dir / 'preview.html'} (every face, with what each card reported)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
@@ -375,69 +381,214 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
     (`lock=False`: the caller holds it and has removed stale temporary files, see `build_games`).
     """
     step = progress or (lambda n: None)
+    if game.decks and game.deck is None:
+        return _build_decks(game, options, step, lock)
     cache = _build_cache(game, options)
     rendered = _render(game, options, step, cache)
+    with output_lock(options.out_dir) if lock else contextlib.nullcontext():
+        if lock:
+            _remove_temp_files(rendered.result.out_dir)
+        _write_rendered(game, options, rendered, step, cache)
+        if cache and lock:
+            cache.store.prune()
+    return rendered.result
+
+
+def _write_rendered(game: Game, options: BuildOptions, rendered: _Rendered, step: Callable[[int], None], cache) -> None:
+    """Write what `_render` made, and the PNG and TTS images rasterised from its print-shop PDF
+    (the caller holds the OUT/ lock)."""
     result = rendered.result
     outputs = set(options.outputs)
     base = result.out_dir
+    for path, data in rendered.pending:
+        result.files.append(_write(options.out_dir, path, data))
+    if rendered.shop is not None and outputs & {"png", "tts"}:
+        from .render.cards import raster
+
+        card_size = resolve_card_size(game, options)
+        labels = page_labels(game, rendered.pairs, _back_first(options))
+        if "png" in outputs:
+            written = []
+            target = options.target
+            png_dir = base / (target.png_dir if target else "png")
+            renamed = _png_names(labels, target)
+            path_of = lambda name: png_dir / renamed.get(name, name)  # noqa: E731
+            from .cache import WrittenFiles
+
+            # the PNG files are their own cache (one index of digests, not a copy of each file)
+            files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
+            handoff = FaceFiles(labels, renamed) if target else None
+            for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                               cache=rendered.face_cache, written=files):
+                if handoff is None or handoff.keep(name, data):
+                    written.append(_write(options.out_dir, path_of(name), data))
+            if handoff is not None:
+                renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
+                written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
+            # the preset's folder and its deck folders, also those this build no longer fills
+            for folder in {png_dir, *(path for path in png_dir.iterdir() if path.is_dir())}:
+                _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
+                if folder != png_dir and not any(folder.iterdir()):
+                    folder.rmdir()  # a deck (back) the game no longer has
+            result.files += written
+            if files is not None:
+                files.save()
+                result.drawn.append(f"{files.drawn} PNG")
+            from .preview import write_preview
+
+            result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))
+        if "tts" in outputs:
+            written = []
+            tts_dir = tts_folder(game, options)
+            deck_name = game.deck.name.get(options.lang) if game.deck else None  # a declared deck is one TTS deck
+            for name, data in raster.tts_sheets(game.file_stem, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                                names=tts_names(game, options), url=tts_url(game, options),
+                                                title=game.title.get(options.lang), cache=rendered.face_cache, one_deck=deck_name):
+                if game.deck is not None and name == f"{game.file_stem}.json":
+                    continue  # the game's one Saved Object holds every deck (_tts_decks_object)
+                written.append(_write(options.out_dir, tts_dir / name, data))
+            if game.deck is None:  # the decks share the game's tts/ folder: _build_decks clears it once
+                _remove_stale(tts_dir, written, ".png", ".json")
+            result.files += written
+            if cache:
+                result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
+
+
+def output_dir(game: Game, out_dir: Path) -> Path:
+    """Where a game's files go: OUT/<game>/, and a declared deck's sheets, print-shop PDF, PNGs
+    and tuck box OUT/<game>/decks/<deck>/ (its TTS images go to the game's one tts/ folder)."""
+    base = Path(out_dir) / game.id
+    return base if game.deck is None else base / "decks" / game.deck.id
+
+
+def tts_folder(game: Game, options: BuildOptions) -> Path:
+    return Path(options.out_dir) / game.id / "tts"
+
+
+def tts_url(game: Game, options: BuildOptions) -> Callable[[str], str]:
+    """The URL TTS loads a file of the tts/ folder from: under --tts-url, else its file:// URI."""
+    if options.tts_url:
+        return lambda name: options.tts_url.rstrip("/") + "/" + name
+    folder = tts_folder(game, options)
+    return lambda name: (folder / name).resolve().as_uri()
+
+
+def tts_names(game: Game, options: BuildOptions) -> dict[str, str]:
+    """The names TTS shows for the cards: their printed names."""
+    return {card.id: card.name.get(options.lang) for card in game.cards}
+
+
+# --- declared decks --------------------------------------------------------------------------------
+#
+# A game that declares `decks:` builds its sheets, print-shop PDF, PNGs, TTS images and tuck box
+# once per deck, from the deck's view of the game (its cards at its card size: a sheet never
+# mixes two sizes), into OUT/<game>/decks/<deck>/; its documents once, from the whole game.
+
+DECK_OUTPUTS = ("sheets", "shop", "png", "tts", "tuckbox")
+
+
+def preset_refusal(view: Game, options: BuildOptions) -> str | None:
+    """Why the --preset's service takes no cards of this deck's size (None: it does)."""
+    target = options.target
+    if target is None or target.paper is not None:  # home sheets print any size
+        return None
+    if sizes.size_mm(view.card_size) == sizes.size_mm(target.card_size):
+        return None
+    w, h = sizes.size_mm(view.card_size)
+    return (f"deck '{view.deck.id if view.deck else view.id}' ({view.card_size}, {w:g} x {h:g} mm) skipped for --preset {target.id}: "
+            f"cardgen knows {target.service}'s {target.card_size} cards only; build it without --preset "
+            f"(print-shop PDF and PNGs with 3.175 mm bleed) and check the service's own template for that size")
+
+
+def deck_notes(game: Game, options: BuildOptions) -> list[str]:
+    """What `build` says about the declared decks it leaves out (a --preset's service has no such size)."""
+    if not game.decks or game.deck is not None or not set(options.outputs) & set(DECK_OUTPUTS):
+        return []
+    return [why for view in game.deck_views() if (why := preset_refusal(view, options))]
+
+
+def deck_parts(game: Game, options: BuildOptions) -> list[tuple[Game, BuildOptions]]:
+    """The declared decks a build draws, each with the options of its outputs (at its own card size)."""
+    target = options.target
+    if options.card_size is not None and not (target is not None and options.card_size == target.card_size):
+        sized = ", ".join(f"{deck.id}: {deck.card_size}" for deck in game.decks)
+        raise CardgenError(f"--card-size {options.card_size}: {game.id} declares its decks' sizes ({sized}); "
+                           f"change a deck's 'size' in game.yaml instead")
+    wanted = tuple(o for o in options.outputs if o in DECK_OUTPUTS)
+    if not wanted and not options.calibration:
+        return []
+    parts = [(view, replace(options, outputs=wanted or ("sheets",), card_size=None, calibration=options.calibration and i == 0))
+             for i, view in enumerate(v for v in game.deck_views() if preset_refusal(v, options) is None)]
+    if not parts and wanted:
+        raise CardgenError(f"--preset {target.id}: no deck of {game.id} has {target.service}'s card size; "
+                           + "; ".join(deck_notes(game, options)))
+    return parts
+
+
+def render_parts(game: Game, options: BuildOptions) -> list[tuple[Game, BuildOptions]]:
+    """What a build draws: the game with `options`; for a game with declared decks, each deck
+    (`deck_parts`) and then the game itself with the documents' outputs (when any is wanted)."""
+    if not game.decks or game.deck is not None:
+        return [(game, options)]
+    doc_outputs = tuple(o for o in options.outputs if o not in DECK_OUTPUTS)
+    return deck_parts(game, options) + ([(game, replace(options, outputs=doc_outputs, calibration=False))] if doc_outputs else [])
+
+
+def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None], lock: bool) -> BuildResult:
+    """`build_game` of a game with declared decks: every deck and document rendered (and checked)
+    first, then everything written, so a failing deck writes nothing."""
+    options.validate()
+    head = BuildResult(game.id, options.out_dir / game.id, cards=game.total)
+    rendered = []
+    doc_cache, documents = None, []
+    for part, part_options in render_parts(game, options):
+        if part is game:  # the rulebooks, standard-deck sheet and playtest kit: once, of the whole game
+            doc_cache = _build_cache(game, part_options)
+            documents = _documents(game, part_options, head.out_dir, doc_cache)
+        else:
+            cache = _build_cache(part, part_options)
+            rendered.append((part, part_options, _render(part, part_options, step, cache), cache))
     with output_lock(options.out_dir) if lock else contextlib.nullcontext():
         if lock:
-            _remove_temp_files(base)
-        for path, data in rendered.pending:
-            result.files.append(_write(options.out_dir, path, data))
-        if rendered.shop is not None and outputs & {"png", "tts"}:
-            from .render.cards import raster
-
-            card_size = resolve_card_size(game, options)
-            labels = page_labels(game, rendered.pairs, _back_first(options))
-            if "png" in outputs:
-                written = []
-                target = options.target
-                png_dir = base / (target.png_dir if target else "png")
-                renamed = _png_names(labels, target)
-                path_of = lambda name: png_dir / renamed.get(name, name)  # noqa: E731
-                from .cache import WrittenFiles
-
-                # the PNG files are their own cache (one index of digests, not a copy of each file)
-                files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
-                handoff = FaceFiles(labels, renamed) if target else None
-                for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                   cache=rendered.face_cache, written=files):
-                    if handoff is None or handoff.keep(name, data):
-                        written.append(_write(options.out_dir, path_of(name), data))
-                if handoff is not None:
-                    renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
-                    written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
-                # the preset's folder and its deck folders, also those this build no longer fills
-                for folder in {png_dir, *(path for path in png_dir.iterdir() if path.is_dir())}:
-                    _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
-                    if folder != png_dir and not any(folder.iterdir()):
-                        folder.rmdir()  # a deck (back) the game no longer has
-                result.files += written
-                if files is not None:
-                    files.save()
-                    result.drawn.append(f"{files.drawn} PNG")
-                from .preview import write_preview
-
-                result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))
-            if "tts" in outputs:
-                written = []
-                tts_dir = base / "tts"
-                if options.tts_url:
-                    url = lambda name: options.tts_url.rstrip("/") + "/" + name  # noqa: E731
-                else:
-                    url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
-                names = {card.id: card.name.get(options.lang) for card in game.cards}
-                for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache):
-                    written.append(_write(options.out_dir, base / "tts" / name, data))
-                _remove_stale(base / "tts", written, ".png", ".json")
-                result.files += written
+            for folder in {head.out_dir, *(r.result.out_dir for _, _, r, _ in rendered)}:
+                _remove_temp_files(folder)
+        for path, data in documents:
+            head.files.append(_write(options.out_dir, path, data))
+        for view, view_options, made, cache in rendered:
+            _write_rendered(view, view_options, made, step, cache)
+        if "tts" in options.outputs and rendered:
+            head.files += _write_tts_decks(game, options, [made.result for _, _, made, _ in rendered])
+        if lock:
+            for cache in [doc_cache, *(c for _, _, _, c in rendered)]:
                 if cache:
-                    result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
-        if cache and lock:
-            cache.store.prune()
-    return result
+                    cache.store.prune()
+    parts_done = [made.result for _, _, made, _ in rendered]
+    merged = _merge([head, *parts_done])
+    merged.cards = game.total
+    merged.layout, merged.sheets, merged.sheet_warning = None, 0, None  # one per deck: `decks`
+    merged.decks = parts_done
+    return merged
+
+
+def _write_tts_decks(game: Game, options: BuildOptions, results: list[BuildResult]) -> list[Path]:
+    """The game's one TTS Saved Object `<game>.json`: one DeckCustom per declared deck, side by
+    side, from the manifests the decks wrote; and the tts/ folder cleared of other files."""
+    import json
+
+    from .render.cards.raster import TtsSheet, tts_saved_object
+
+    folder = tts_folder(game, options)
+    sheets = []
+    for result in results:
+        manifest = next(f for f in result.files if f.parent == folder and f.name == f"{result.game_id}-tts.json")
+        for sheet in json.loads(manifest.read_text(encoding="utf-8"))["sheets"]:
+            sheets.append(TtsSheet(sheet["deck"], sheet["face"], sheet["back"], sheet["unique_back"], sheet["width"],
+                                   sheet["height"], tuple(sheet["card_px"]), tuple(sheet["cards"])))
+    saved = tts_saved_object(game.id, sheets, tts_names(game, options), tts_url(game, options), game.title.get(options.lang))
+    path = _write(options.out_dir, folder / f"{game.id}.json", (json.dumps(saved, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    written = [f for result in results for f in result.files if f.parent == folder] + [path]
+    _remove_stale(folder, written, ".png", ".json")
+    return [path]
 
 
 def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:
@@ -559,7 +710,7 @@ def _tasks(games: list[Game], options: BuildOptions, workers: int) -> list[_Task
         split.add(min(whole, key=lambda gi: (costs[gi], -gi)))  # the cheapest (the last of equals) fills the gaps
     tasks = []
     for gi, game in enumerate(games):
-        if gi not in split:
+        if gi not in split or game.decks:  # a game with declared decks builds whole (_build_decks)
             tasks.append(_Task(gi, 0, options, deferred=False, cost=costs[gi], whole=True))
             continue
         wanted = set(options.outputs)
@@ -807,7 +958,7 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
-        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs)
+        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs) + deck_notes(game, options)
     return results
 
 
@@ -847,7 +998,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     card_size = resolve_card_size(game, options)
     layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None
     pairs = faces(game)
-    result = BuildResult(game.id, options.out_dir / game.id, cards=len(pairs), layout=layout)
+    result = BuildResult(game.file_stem, output_dir(game, options.out_dir), cards=len(pairs), layout=layout)
     if layout is not None and "sheets" in outputs:
         result.sheet_warning = thin_bleed_warning(game, options, layout)
     overflows: list = []
@@ -890,7 +1041,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 spool.seek(0)
                 sheets = spool.read()
     if sheets is not None:
-        name = f"{game.id}-cards-{options.paper}.pdf"
+        name = f"{game.file_stem}-cards-{options.paper}.pdf"
         pending.append((base / name, sheets))
         if options.target:  # which sheet page is which card's front and back (cardgen/handoff.py)
             from .handoff import manifest_csv
@@ -903,7 +1054,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
         if cache is not None and outputs & {"png", "tts"}:
             face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
-            name = (options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.id)
+            name = (options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.file_stem)
             pending.append((base / name, shop))
             if options.target:  # which pages are which card, and its back (cardgen/handoff.py)
                 from .handoff import manifest_csv, page_rows
@@ -912,7 +1063,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 pending.append((base / f"manifest-{options.target.id}.csv", manifest_csv(rows)))
     if options.calibration:
         cal_layout = plan_layout(game, replace(options, imposition="duplex"))
-        pending.append((base / f"{game.id}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
+        pending.append((base / f"{game.file_stem}-calibration-{options.paper}.pdf", calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
 
     pending += _documents(game, options, base, cache)
 
@@ -953,7 +1104,15 @@ def check_outputs(game: Game) -> list[CheckResult]:
         token = TEXT_SIZES.set(sizes)
         art_token = ART_NOTES.set(art_notes)
         try:
-            _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
+            for part, part_options in render_parts(game, make_options(lang=lang, outputs=outputs)):
+                try:
+                    part_options.validate()
+                    if part is game and game.decks:  # the documents of a game with decks (as _build_decks makes them)
+                        _documents(game, part_options, part_options.out_dir / game.id)
+                    else:
+                        _render(part, part_options, lambda n: None)
+                except CardgenError as exc:  # every deck is checked, whichever fails
+                    problems.extend(p for p in exc.problems if p not in problems)
         except CardgenError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
         finally:
@@ -975,7 +1134,7 @@ def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
 
     if not sizes:
         return []
-    floor = get_layout(game).text_floor
+    floor = get_layout(game.deck_views()[0]).text_floor
     smallest: dict[tuple, Any] = {}
     cards: dict[tuple, set[str]] = {}
     for s in sizes:  # one line per box of the layout: its smallest size, and how many cards print it small
@@ -1022,7 +1181,7 @@ def _documents(game: Game, options: BuildOptions, base: Path, cache=None) -> lis
     if "tuckbox" in options.outputs:
         from .render.print.tuckbox import tuckbox_pdf
 
-        out.append((base / f"{game.id}-tuckbox.pdf", made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
+        out.append((base / f"{game.file_stem}-tuckbox.pdf", made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
                                                                                          options.lang, options.card_thickness_mm))))
     if "playtest" in options.outputs:
         from .render.documents.playtest import build_playtest, has_playtest

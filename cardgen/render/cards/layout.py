@@ -383,7 +383,7 @@ def get_layout(game: Game) -> Layout:
     layout file (the layout and what it includes), so calling this per card is cheap, and
     none inside `pinned_layouts()` once the layout has been checked there.
     """
-    key = (str(game.root), game.id, game.card_size)
+    key = (str(game.root), game.id, game.card_size, game.deck.id if game.deck else None)  # a deck view checks its own cards
     pinned = _PINNED.get()
     if pinned is not None and key in pinned:
         return pinned[key]
@@ -564,11 +564,15 @@ class _LayoutLoader:
                 value = self.r.plain(vnode)
                 values = tuple(value) if isinstance(value, list) else (value,)
                 if key == "type":
-                    type_ids = {t.id for t in self.game.card_types}
+                    # a deck's view holds its own types; an entry may draw another deck's
+                    type_ids = {t.id for t in self.game.card_types} | {t for deck in self.game.decks for t in deck.types}
                     for v in values:
                         if v not in type_ids:
                             self.r.error(vnode, f"match: no card type '{v}' in this game; types are {', '.join(sorted(type_ids))}")
                 match[key] = values
+        deck = self.game.deck
+        if deck is not None and "type" in match and not {str(v) for v in match["type"]} & set(deck.types):
+            return None  # an entry for another deck's types: drawn and checked at that deck's card size
         front = self._boxes(e["front"][1], "front")
         back: str | tuple[Box, ...] = "default"
         if "back" in e:
