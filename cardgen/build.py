@@ -487,24 +487,14 @@ def tts_names(game: Game, options: BuildOptions) -> dict[str, str]:
 DECK_OUTPUTS = ("sheets", "shop", "png", "tts", "tuckbox")
 
 
-def preset_refusal(view: Game, options: BuildOptions) -> str | None:
-    """Why the --preset's service takes no cards of this deck's size (None: it does)."""
-    target = options.target
-    if target is None or target.paper is not None:  # home sheets print any size
-        return None
-    if sizes.size_mm(view.card_size) == sizes.size_mm(target.card_size):
-        return None
-    w, h = sizes.size_mm(view.card_size)
-    return (f"deck '{view.deck.id if view.deck else view.id}' ({view.card_size}, {w:g} x {h:g} mm) skipped for --preset {target.id}: "
-            f"cardgen knows {target.service}'s {target.card_size} cards only; build it without --preset "
-            f"(print-shop PDF and PNGs with 3.175 mm bleed) and check the service's own template for that size")
-
-
 def deck_notes(game: Game, options: BuildOptions) -> list[str]:
     """What `build` says about the declared decks it leaves out (a --preset's service has no such size)."""
     if not game.decks or game.deck is not None or not set(options.outputs) & set(DECK_OUTPUTS):
         return []
-    return [why for view in game.deck_views() if (why := preset_refusal(view, options))]
+    from .presets import size_refusal
+
+    target = options.target
+    return [why for view in game.deck_views() if target is not None and (why := size_refusal(target, view))]
 
 
 def deck_parts(game: Game, options: BuildOptions) -> list[tuple[Game, BuildOptions]]:
@@ -515,10 +505,16 @@ def deck_parts(game: Game, options: BuildOptions) -> list[tuple[Game, BuildOptio
         raise CardgenError(f"--card-size {options.card_size}: {game.id} declares its decks' sizes ({sized}); "
                            f"change a deck's 'size' in game.yaml instead")
     wanted = tuple(o for o in options.outputs if o in DECK_OUTPUTS)
-    if not wanted and not options.calibration:
+    if not wanted:
+        if options.calibration:
+            raise CardgenError(f"--calibration: {game.id} declares decks and the calibration page goes with the first deck's "
+                               f"sheets; add --only sheets")
         return []
-    parts = [(view, replace(options, outputs=wanted or ("sheets",), card_size=None, calibration=options.calibration and i == 0))
-             for i, view in enumerate(v for v in game.deck_views() if preset_refusal(v, options) is None)]
+    from .presets import size_refusal
+
+    fitting = [view for view in game.deck_views() if target is None or size_refusal(target, view) is None]
+    parts = [(view, replace(options, outputs=wanted, card_size=None, calibration=options.calibration and i == 0))
+             for i, view in enumerate(fitting)]
     if not parts and wanted:
         raise CardgenError(f"--preset {target.id}: no deck of {game.id} has {target.service}'s card size; "
                            + "; ".join(deck_notes(game, options)))

@@ -185,7 +185,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     # a spreadsheet has no total to check: its reader counts the rows
     has_total = cards_file is None or cards_file.suffix == ".yaml"
     declared_total, types, cards = _cards(r, cards_node, specs, id_format, has_total)
-    decks = _decks(r, g["decks"][1], types, card_size) if "decks" in g else ()
+    decks = _decks(r, *g["decks"], types, card_size) if "decks" in g else ()
     if None in (game_id, title, min_p, max_p) or declared_total is None:
         return None
     return Game(
@@ -202,7 +202,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
 DECK_KEYS = {"id", "name", "size", "types"}
 
 
-def _decks(r: SchemaReader, node: yaml.Node, types: tuple[CardType, ...], default_size: str) -> tuple[Deck, ...]:
+def _decks(r: SchemaReader, key: yaml.Node, node: yaml.Node, types: tuple[CardType, ...], default_size: str) -> tuple[Deck, ...]:
     """The declared decks; every card type in exactly one of them, each problem at its line.
 
     A deck without `size` takes the game's card_size.
@@ -253,7 +253,7 @@ def _decks(r: SchemaReader, node: yaml.Node, types: tuple[CardType, ...], defaul
             decks.append(Deck(deck_id, name, size, tuple(held), r.where(item)))
     left = [t.id for t in types if t.id not in holder]
     if left and types:
-        r.error(node, f"card type(s) {', '.join(left)} are in no deck; add each to the types of one deck under 'decks:'")
+        r.error(key, f"card type(s) {', '.join(left)} are in no deck; add each to the types of one deck under 'decks:'")
     return tuple(decks)
 
 

@@ -1,0 +1,173 @@
+"""Several decks and card sizes in one game (issue 28): a game made with `cardgen new`, given a poker
+main deck (two backs) and a mini deck in game.yaml, builds its sheets, print-shop PDF, PNGs, TTS
+deck and tuck box per deck. Run as a user would (subprocess) and read back (PDF sizes in mm, TTS json)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from .test_imposition import marks, read
+
+PT = 72 / 25.4  # points per mm
+POKER, MINI = (63.5, 88.9), (44.0, 68.0)
+A4 = (210.0, 297.0)
+
+DECKS = """decks:
+  - id: main
+    name: {ja: 山札, en: Main deck}
+    size: poker
+    types: [sun, moon, eclipse]
+  - id: mini
+    name: {en: Mini cards, ja: ミニカード}
+    size: mini
+    types: [token]
+"""
+TOKEN = """  - id: token
+    name: {ja: 印, en: Token}
+    count: 5
+    suit: sun
+    power: 1
+"""
+# the token's face fits a mini card; the eclipse has a back of its own kind (two backs in the main deck)
+LAYOUT = """backs:
+  dark:
+    - {name: dark_field, kind: rect, at: full, fill: moon, bleed: true}
+
+cards:
+  - match: {type: token}
+    front:
+      - {name: paper, kind: rect, at: full, fill: sun_tint, bleed: true}
+      - {name: name, kind: text, at: [4, 4, "W-8", 8], text: "{{ name }}", size: 12, min_size: 7, align: center, colour: ink}
+  - match: {type: eclipse}
+    back: dark
+    front:
+      - {name: paper, kind: rect, at: full, fill: moon_tint, bleed: true}
+      - {name: name, kind: text, at: [4, 4, "W-8", 8], text: "{{ name }}", size: 12, min_size: 7, align: center, colour: ink}
+  - match: {type: [sun, moon]}
+"""
+
+
+def cardgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cardgen", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def two_decks(tmp_path_factory) -> Path:
+    """`cardgen new mygame` with a mini token type and `decks:`; returns the folder holding it."""
+    where = tmp_path_factory.mktemp("decks")
+    made = cardgen("new", "mygame", cwd=where)
+    assert made.returncode == 0, made.stderr
+    game = where / "mygame"
+    _edit(game / "game.yaml", "card_size: poker\n", "card_size: poker\n" + DECKS)
+    _edit(game / "cards.yaml", "total: 12", "total: 17")
+    (game / "cards.yaml").write_text((game / "cards.yaml").read_text(encoding="utf-8") + TOKEN, encoding="utf-8")
+    _edit(game / "templates" / "layout.yaml", "cards:\n  - front:", LAYOUT + "    front:")
+    _edit(game / "mapping.yaml", "types:\n", "types:\n  token: {print: true, reason: {ja: 印は別の山, en: tokens are a deck apart}}\n")
+    return where
+
+
+@pytest.fixture(scope="module")
+def built(two_decks) -> Path:
+    done = cardgen("build", "mygame", "--out", "out", "--lang", "en", "--workers", "1",
+                   *[f"--only={o}" for o in ("sheets", "shop", "tts", "tuckbox", "rules")], cwd=two_decks)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return two_decks / "out" / "mygame"
+
+
+def _card_size(segs) -> tuple[float, float]:
+    """The card's trimmed width and height on a sheet, in mm: the widest gap between the cut lines
+    its crop marks show (the narrow gaps are the bleed between two cards)."""
+    def widest(values):
+        lines = sorted({round(v, 2) for v in values})
+        return max(b - a for a, b in zip(lines, lines[1:]))
+    cut = marks(segs)
+    return widest(x1 for x1, y1, x2, y2 in cut if abs(x1 - x2) < 1e-6), widest(y1 for x1, y1, x2, y2 in cut if abs(y1 - y2) < 1e-6)
+
+
+@pytest.mark.parametrize("deck, size, cards", [("main", POKER, 12), ("mini", MINI, 5)])
+def test_each_deck_has_its_own_sheets_print_shop_pdf_and_tuck_box_at_its_card_size(built, deck, size, cards):
+    folder = built / "decks" / deck
+    sheets = PdfReader(folder / f"mygame-{deck}-cards-a4.pdf")
+    page = sheets.pages[0]
+    assert (float(page.mediabox.width) / PT, float(page.mediabox.height) / PT) == pytest.approx(A4, abs=0.01)
+    forms, segs = read(sheets, page)
+    fronts = {f.card_id for f in forms}
+    kind = "token" if deck == "mini" else ("sun", "moon", "eclipse")
+    assert fronts and all(card.startswith(kind) for card in fronts)  # one deck, one card size, on a sheet
+    assert _card_size(segs) == pytest.approx(size, abs=0.01)
+    assert ("Main deck" if deck == "main" else "Mini cards") in page.extract_text()  # the page says which deck
+
+    shop = PdfReader(folder / f"mygame-{deck}-print-shop.pdf")
+    assert len(shop.pages) == 2 * cards
+    trims = {(round(float(p.trimbox.width) / PT, 2), round(float(p.trimbox.height) / PT, 2)) for p in shop.pages}
+    assert trims == {size}
+
+    tuck = PdfReader(folder / f"mygame-{deck}-tuckbox.pdf").pages[0].extract_text()
+    assert f"{cards} cards x 0.3 mm, inside {size[0] + 1:g} x {size[1] + 1:g}" in tuck
+
+
+def test_tts_has_one_deck_per_declared_deck_side_by_side_and_two_backs_make_one_unique_back_deck(built):
+    saved = json.loads((built / "tts" / "mygame.json").read_text(encoding="utf-8"))
+    decks = saved["ObjectStates"]
+    assert [(d["Name"], d["Nickname"], len(d["ContainedObjects"])) for d in decks] == [
+        ("DeckCustom", "A New Game (Main deck)", 12), ("DeckCustom", "A New Game (Mini cards)", 5)]
+    assert decks[0]["Transform"]["posX"] != decks[1]["Transform"]["posX"]
+    main, mini = (list(d["CustomDeck"].values()) for d in decks)
+    assert len(main) == 1 and main[0]["UniqueBack"] is True  # sun/moon back and the eclipse's dark back
+    assert len(mini) == 1 and mini[0]["UniqueBack"] is False
+    assert {c["Description"] for c in decks[1]["ContainedObjects"]} == {f"token-{n}" for n in range(1, 6)}
+    for deck in (main[0], mini[0]):  # every image it names was written
+        for url in (deck["FaceURL"], deck["BackURL"]):
+            assert (built / "tts" / url.rsplit("/", 1)[1]).is_file()
+    # the back sheet: the eclipse's slots show its dark back, the sun's the game's common back
+    backs = Image.open(built / "tts" / main[0]["BackURL"].rsplit("/", 1)[1]).convert("RGB")
+    cards = [c["Description"] for c in decks[0]["ContainedObjects"]]
+    width, height = backs.size[0] // main[0]["NumWidth"], backs.size[1] // main[0]["NumHeight"]
+    colour = lambda slot: backs.getpixel((slot % 10 * width + width // 2, slot // 10 * height + 3))  # noqa: E731
+    assert colour(cards.index("eclipse-1")) != colour(cards.index("sun-1"))
+
+
+def test_the_rulebook_lists_each_deck_with_its_card_size(built):
+    text = "".join(page.extract_text() for page in PdfReader(built / "mygame-rules-en.pdf").pages)
+    assert re.search(r"Main deck \(63\.5 × 88\.9 mm\)\s*12", text)
+    assert re.search(r"Mini cards \(44 × 68 mm\)\s*5", text)
+
+
+def test_a_preset_builds_the_decks_of_its_card_size_and_says_why_it_skips_the_others(two_decks):
+    done = cardgen("build", "mygame", "--out", "out-tgc", "--workers", "1", "--preset", "tgc", cwd=two_decks)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "deck 'mini' (mini, 44 x 68 mm) skipped for --preset tgc" in done.stdout
+    pngs = sorted((two_decks / "out-tgc" / "mygame" / "decks" / "main" / "png-tgc").rglob("*.png"))
+    assert pngs and {Image.open(p).size for p in pngs} == {(825, 1125)}
+    assert not (two_decks / "out-tgc" / "mygame" / "decks" / "mini").exists()
+
+
+def test_a_type_in_no_deck_or_two_decks_is_an_error_at_its_line(two_decks, tmp_path):
+    game = Path(shutil.copytree(two_decks / "mygame", tmp_path / "mygame"))
+    _edit(game / "game.yaml", "types: [sun, moon, eclipse]", "types: [sun, moon, moon, comet]")
+    _edit(game / "game.yaml", "size: mini", "size: huge")
+    done = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    assert done.returncode == 1
+    lines = (game / "game.yaml").read_text(encoding="utf-8").splitlines()
+    at = {n: i + 1 for i, line in enumerate(lines) for n in ("types: [sun", "size: huge", "decks:") if line.startswith(n) or line.strip().startswith(n)}
+    out = done.stdout + done.stderr
+    assert f"game.yaml:{at['types: [sun']}:" in out and "card type 'moon' is already in deck 'main'" in out
+    assert "'comet' is not a card type; use one of: sun, moon, eclipse, token" in out
+    assert f"game.yaml:{at['size: huge']}:" in out and "card size 'huge' is unknown" in out
+    assert f"game.yaml:{at['decks:']}:" in out and "card type(s) eclipse are in no deck" in out
+    assert "Traceback" not in out
