@@ -350,6 +350,11 @@ def thin_bleed_warning(game: Game, options: BuildOptions, layout: SheetLayout) -
 def check_build(game: Game, options: BuildOptions) -> None:
     """Raise CardgenError now for options that cannot work for `game` (cheap; no drawing)."""
     options.validate()
+    if game.decks and game.deck is None:  # each deck at its own size
+        for part, part_options in render_parts(game, options):
+            if part is not game:
+                check_build(part, part_options)
+        return
     card_size = resolve_card_size(game, options)
     target = options.target
     if target is not None and target.png_px and "png" in options.outputs:

@@ -738,9 +738,17 @@ class _LayoutLoader:
         if x0 < SAFE_MM - eps or y0 < SAFE_MM - eps or x1 > self.W - SAFE_MM + eps or y1 > self.H - SAFE_MM + eps:
             self.r.error(node, (
                 f"box '{box.name}': a {box.kind} box must stay {SAFE_MM:g} mm inside the trim (safe zone) "
-                f"but spans x {x0:g}..{x1:g}, y {y0:g}..{y1:g} on a {self.W:g} x {self.H:g} mm card; "
+                f"but spans x {x0:g}..{x1:g}, y {y0:g}..{y1:g} on a {self.W:g} x {self.H:g} mm card{self._deck_note()}; "
                 f"keep it within x {SAFE_MM:g}..{self.W - SAFE_MM:g}, y {SAFE_MM:g}..{self.H - SAFE_MM:g}"
                 + ("" if box.kind == "text" else " (or mark a decorative icon 'decor: true')")))
+
+    def _deck_note(self) -> str:
+        """Which declared deck's card size a box is checked at, and how to keep an entry to other decks."""
+        deck = self.game.deck
+        if deck is None:
+            return ""
+        return (f" (deck '{deck.id}'; an entry for other decks' cards only says so with "
+                f"'match: {{type: [...]}}' and is checked at their size)")
 
 
 def _template_origin(node: yaml.Node) -> Location:
