@@ -377,86 +377,84 @@ def work_units(game: Game, options: BuildOptions) -> int:
 
 
 def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None] | None = None,
-               lock: bool = True) -> BuildResult:
+               lock: bool = True, prerendered: tuple[_Rendered, Any] | None = None) -> BuildResult:
     """Render and write the selected outputs of one game; return what was written.
 
     Raises CardgenError, before writing anything, for an impossible layout or (unless
     `allow_overflow`) text that overflows its box on any card, listing the cards. Holds a lock
     on OUT/ while writing, so two builds into one folder never interleave their files
     (`lock=False`: the caller holds it and has removed stale temporary files, see `build_games`).
+    `prerendered`: what `_render` made of the game, and its cache (`_build_decks` renders every deck
+    before it writes any).
     """
     step = progress or (lambda n: None)
     if game.decks and game.deck is None:
         return _build_decks(game, options, step, lock)
-    cache = _build_cache(game, options)
-    rendered = _render(game, options, step, cache)
-    with output_lock(options.out_dir) if lock else contextlib.nullcontext():
-        if lock:
-            _remove_temp_files(rendered.result.out_dir)
-        _write_rendered(game, options, rendered, step, cache)
-        if cache and lock:
-            cache.store.prune()
-    return rendered.result
-
-
-def _write_rendered(game: Game, options: BuildOptions, rendered: _Rendered, step: Callable[[int], None], cache) -> None:
-    """Write what `_render` made, and the PNG and TTS images rasterised from its print-shop PDF
-    (the caller holds the OUT/ lock)."""
+    if prerendered is None:
+        cache = _build_cache(game, options)
+        prerendered = (_render(game, options, step, cache), cache)
+    rendered, cache = prerendered
     result = rendered.result
     outputs = set(options.outputs)
     base = result.out_dir
-    for path, data in rendered.pending:
-        result.files.append(_write(options.out_dir, path, data))
-    if rendered.shop is not None and outputs & {"png", "tts"}:
-        from .render.cards import raster
+    with output_lock(options.out_dir) if lock else contextlib.nullcontext():
+        if lock:
+            _remove_temp_files(base)
+        for path, data in rendered.pending:
+            result.files.append(_write(options.out_dir, path, data))
+        if rendered.shop is not None and outputs & {"png", "tts"}:
+            from .render.cards import raster
 
-        card_size = resolve_card_size(game, options)
-        labels = page_labels(game, rendered.pairs, _back_first(options))
-        if "png" in outputs:
-            written = []
-            target = options.target
-            png_dir = base / (target.png_dir if target else "png")
-            renamed = _png_names(labels, target)
-            path_of = lambda name: png_dir / renamed.get(name, name)  # noqa: E731
-            from .cache import WrittenFiles
+            card_size = resolve_card_size(game, options)
+            labels = page_labels(game, rendered.pairs, _back_first(options))
+            if "png" in outputs:
+                written = []
+                target = options.target
+                png_dir = base / (target.png_dir if target else "png")
+                renamed = _png_names(labels, target)
+                path_of = lambda name: png_dir / renamed.get(name, name)  # noqa: E731
+                from .cache import WrittenFiles
 
-            # the PNG files are their own cache (one index of digests, not a copy of each file)
-            files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
-            handoff = FaceFiles(labels, renamed) if target else None
-            for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                               cache=rendered.face_cache, written=files):
-                if handoff is None or handoff.keep(name, data):
-                    written.append(_write(options.out_dir, path_of(name), data))
-            if handoff is not None:
-                renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
-                written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
-            # the preset's folder and its deck folders, also those this build no longer fills
-            for folder in {png_dir, *(path for path in png_dir.iterdir() if path.is_dir())}:
-                _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
-                if folder != png_dir and not any(folder.iterdir()):
-                    folder.rmdir()  # a deck (back) the game no longer has
-            result.files += written
-            if files is not None:
-                files.save()
-                result.drawn.append(f"{files.drawn} PNG")
-            from .preview import write_preview
+                # the PNG files are their own cache (one index of digests, not a copy of each file)
+                files = WrittenFiles(cache.store, png_dir.name, path_of) if cache else None
+                handoff = FaceFiles(labels, renamed) if target else None
+                for name, data in raster.face_pngs(rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                                   cache=rendered.face_cache, written=files):
+                    if handoff is None or handoff.keep(name, data):
+                        written.append(_write(options.out_dir, path_of(name), data))
+                if handoff is not None:
+                    renamed = {**renamed, **handoff.aliases}  # the preview shows a copy's shared image
+                    written += _write_handoff(options.out_dir, png_dir, handoff, target, game)
+                # the preset's folder and its deck folders, also those this build no longer fills
+                for folder in {png_dir, *(path for path in png_dir.iterdir() if path.is_dir())}:
+                    _remove_stale(folder, [p for p in written if p.parent == folder], ".png", ".csv", ".xml")
+                    if folder != png_dir and not any(folder.iterdir()):
+                        folder.rmdir()  # a deck (back) the game no longer has
+                result.files += written
+                if files is not None:
+                    files.save()
+                    result.drawn.append(f"{files.drawn} PNG")
+                from .preview import write_preview
 
-            result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))
-        if "tts" in outputs:
-            written = []
-            tts_dir = tts_folder(game, options)
-            deck_name = game.deck.name.get(options.lang) if game.deck else None  # a declared deck is one TTS deck
-            for name, data in raster.tts_sheets(game.file_stem, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                names=tts_names(game, options), url=tts_url(game, options),
-                                                title=game.title.get(options.lang), cache=rendered.face_cache, one_deck=deck_name):
-                if game.deck is not None and name == f"{game.file_stem}.json":
-                    continue  # the game's one Saved Object holds every deck (_tts_decks_object)
-                written.append(_write(options.out_dir, tts_dir / name, data))
-            if game.deck is None:  # the decks share the game's tts/ folder: _build_decks clears it once
-                _remove_stale(tts_dir, written, ".png", ".json")
-            result.files += written
-            if cache:
-                result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
+                result.preview = write_preview(game, result, labels, png_dir, renamed, options.lang, raster.png_size(card_size, options.shop_bleed))
+            if "tts" in outputs:
+                written = []
+                tts_dir = tts_folder(game, options)
+                deck_name = game.deck.name.get(options.lang) if game.deck else None  # a declared deck is one TTS deck
+                for name, data in raster.tts_sheets(game.file_stem, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                                    names=tts_names(game, options), url=tts_url(game, options),
+                                                    title=game.title.get(options.lang), cache=rendered.face_cache, one_deck=deck_name):
+                    if game.deck is not None and name == f"{game.file_stem}.json":
+                        continue  # the game's one Saved Object holds every deck (_write_tts_decks)
+                    written.append(_write(options.out_dir, tts_dir / name, data))
+                if game.deck is None:  # the decks share the game's tts/ folder: _write_tts_decks clears it once
+                    _remove_stale(tts_dir, written, ".png", ".json")
+                result.files += written
+                if cache:
+                    result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
+        if cache and lock:
+            cache.store.prune()
+    return result
 
 
 def output_dir(game: Game, out_dir: Path) -> Path:
@@ -556,7 +554,7 @@ def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None],
         for path, data in documents:
             head.files.append(_write(options.out_dir, path, data))
         for view, view_options, made, cache in rendered:
-            _write_rendered(view, view_options, made, step, cache)
+            build_game(view, view_options, step, lock=False, prerendered=(made, cache))
         if "tts" in options.outputs and rendered:
             head.files += _write_tts_decks(game, options, [made.result for _, _, made, _ in rendered])
         if lock:
