@@ -274,9 +274,8 @@ class BuildResult:
             lines.append(f"  {folder}/ ({pngs.count(folder)} PNG files)")
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
-        for done in self.decks or [self]:
-            if done.preview:
-                lines.append(f"  {done.out_dir / 'preview.html'} (every face, with what each card reported)")
+        if self.preview:
+            lines.append(f"  {self.out_dir / 'preview.html'} (every face, with what each card reported)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
         lines += [f"  note: {why}" for why in self.skipped]
@@ -557,6 +556,7 @@ def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None],
             build_game(view, view_options, step, lock=False, prerendered=(made, cache))
         if "tts" in options.outputs and rendered:
             head.files += _write_tts_decks(game, options, [made.result for _, _, made, _ in rendered])
+        head.preview = _write_decks_preview(game, options, head.out_dir, [made.result for _, _, made, _ in rendered])
         if lock:
             for cache in [doc_cache, *(c for _, _, _, c in rendered)]:
                 if cache:
@@ -567,6 +567,23 @@ def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None],
     merged.layout, merged.sheets, merged.sheet_warning = None, 0, None  # one per deck: `decks`
     merged.decks = parts_done
     return merged
+
+
+def _write_decks_preview(game: Game, options: BuildOptions, base: Path, results: list[BuildResult]) -> list:
+    """OUT/<game>/preview.html with every deck's cards (each deck also has its own), the page
+    `watch` keeps current; its cards, or [] when no deck wrote PNGs."""
+    import os
+    from urllib.parse import quote
+
+    from .preview import write_page
+
+    cards = []
+    for result in results:
+        folder = quote(os.path.relpath(result.out_dir, base).replace(os.sep, "/")) + "/"
+        cards += [replace(card, front=folder + card.front, back=folder + card.back) for card in result.preview]
+    if cards:
+        write_page(base, game.title.get(options.lang), cards)
+    return cards
 
 
 def _write_tts_decks(game: Game, options: BuildOptions, results: list[BuildResult]) -> list[Path]:

@@ -248,7 +248,7 @@ def _decks(r: SchemaReader, key: yaml.Node, node: yaml.Node, types: tuple[CardTy
                 holder[type_id] = deck_id
                 held.append(type_id)
         if not held and "types" in d:
-            r.error(d["types"][1], f"deck '{deck_id}' holds no card type; list its types (e.g. types: [{next(iter(known), 'a-type')}]) or remove the deck")
+            r.error(d["types"][1], f"deck '{deck_id}' holds no card type; list its types (e.g. types: [{types[0].id if types else 'a-type'}]) or remove the deck")
         if name is not None:
             decks.append(Deck(deck_id, name, size, tuple(held), r.where(item)))
     left = [t.id for t in types if t.id not in holder]

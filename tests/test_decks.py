@@ -155,6 +155,10 @@ def test_a_preset_builds_the_decks_of_its_card_size_and_says_why_it_skips_the_ot
     pngs = sorted((two_decks / "out-tgc" / "mygame" / "decks" / "main" / "png-tgc").rglob("*.png"))
     assert pngs and {Image.open(p).size for p in pngs} == {(825, 1125)}
     assert not (two_decks / "out-tgc" / "mygame" / "decks" / "mini").exists()
+    # the game's preview page (the one `watch` keeps current) shows the deck's images from its folder
+    page = (two_decks / "out-tgc" / "mygame" / "preview.html").read_text(encoding="utf-8")
+    images = re.findall(r'src="([^"?]+)\?', page)
+    assert len(images) == 2 * 12 and all((two_decks / "out-tgc" / "mygame" / src).is_file() for src in images)
 
 
 def test_a_type_in_no_deck_or_two_decks_is_an_error_at_its_line(two_decks, tmp_path):
