@@ -171,6 +171,13 @@ class Game:
         """One view per declared deck; the game itself when it declares none."""
         return tuple(self.deck_view(deck) for deck in self.decks) if self.decks and self.deck is None else (self,)
 
+    def holding(self, card: Card) -> Game:
+        """The view of the declared deck that holds `card` (drawn at that deck's size); the game itself without decks."""
+        for deck in self.decks if self.deck is None else ():
+            if card.type_id in deck.types:
+                return self.deck_view(deck)
+        return self
+
     def heading(self, lang: str) -> str:
         """The title printed over this game's pages: with the deck's name on a deck's own."""
         title = self.title.get(lang)

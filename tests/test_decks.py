@@ -192,3 +192,19 @@ def test_card_size_is_the_decks_own(two_decks):
     assert done.returncode == 1
     assert "--card-size tarot: mygame declares its decks' sizes (main: poker, mini: mini); change a deck's 'size' in game.yaml" in done.stderr
     assert not (two_decks / "out-tarot" / "mygame").exists()
+
+
+def test_a_rulebook_figure_draws_a_card_of_a_larger_deck_at_that_decks_size(two_decks, tmp_path):
+    game = Path(shutil.copytree(two_decks / "mygame", tmp_path / "mygame"))
+    _edit(game / "game.yaml", "size: mini", "size: tarot")
+    # a box below a poker card's bottom edge (88.9 mm): only a tarot card (120 mm) holds it
+    _edit(game / "templates" / "layout.yaml", 'align: center, colour: ink}\n  - match: {type: eclipse}',
+          'align: center, colour: ink}\n      - {name: big, kind: text, at: [10, 100, 40, 10], text: "Far down", size: 12}\n'
+          '  - match: {type: eclipse}')
+    for lang in ("en", "ja"):
+        with open(game / f"rules.{lang}.md", "a", encoding="utf-8") as rules:
+            rules.write("\n{{ card_anatomy('token', boxes=['name', 'big']) }}\n")
+    done = cardgen("build", "mygame", "--out", "out", "--only", "rules", "--workers", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = "".join(page.extract_text() for page in PdfReader(tmp_path / "out" / "mygame" / "mygame-rules-en.pdf").pages)
+    assert "Far down" in text and "Mini cards (70 × 120 mm)" in text
