@@ -208,3 +208,26 @@ def test_a_rulebook_figure_draws_a_card_of_a_larger_deck_at_that_decks_size(two_
     assert done.returncode == 0, done.stdout + done.stderr
     text = "".join(page.extract_text() for page in PdfReader(tmp_path / "out" / "mygame" / "mygame-rules-en.pdf").pages)
     assert "Far down" in text and "Mini cards (70 × 120 mm)" in text
+
+
+def test_the_playtest_kits_draft_deck_prints_each_deck_at_its_size(two_decks, tmp_path):
+    from pypdf.generic import ContentStream
+
+    game = Path(shutil.copytree(two_decks / "mygame", tmp_path / "mygame"))
+    (game / "templates" / "playtest.yaml").write_text(
+        "sheets:\n  - title: {ja: 記録, en: Record}\n    blocks:\n      - text: {ja: メモ, en: Notes}\n", encoding="utf-8")
+    done = cardgen("build", "mygame", "--out", "out", "--only", "playtest", "--lang", "en", "--workers", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    reader = PdfReader(tmp_path / "out" / "mygame" / "mygame-playtest.pdf")
+    sizes_by_deck = {}
+    for page in reader.pages:
+        text = page.extract_text()
+        if "token-" not in text and "sun-" not in text:
+            continue
+        rects = {(round(float(w) / PT, 1), round(float(h) / PT, 1))
+                 for operands, op in ContentStream(page.get_contents(), reader).operations if op == b"re"
+                 for _x, _y, w, h in [operands]}
+        assert not ("token-" in text and "sun-" in text)  # never two decks (two sizes) on one sheet
+        sizes_by_deck.setdefault("mini" if "token-" in text else "main", set()).update(rects)
+    assert (63.5, 88.9) in sizes_by_deck["main"] and (44.0, 68.0) not in sizes_by_deck["main"]
+    assert (44.0, 68.0) in sizes_by_deck["mini"] and (63.5, 88.9) not in sizes_by_deck["mini"]
