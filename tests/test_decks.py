@@ -180,11 +180,12 @@ def test_a_type_in_no_deck_or_two_decks_is_an_error_at_its_line(two_decks, tmp_p
 def test_a_layout_entry_for_every_card_is_checked_at_each_decks_size_and_the_message_says_which(two_decks, tmp_path):
     game = Path(shutil.copytree(two_decks / "mygame", tmp_path / "mygame"))
     _edit(game / "templates" / "layout.yaml", "  - match: {type: [sun, moon]}\n    front:", "  - front:")
-    done = cardgen("check", "mygame", "--no-simulate", cwd=tmp_path)
+    done = cardgen("build", "mygame", "--out", "out", "--only", "sheets", "--workers", "1", cwd=tmp_path)
     assert done.returncode == 1
     line = next(i + 1 for i, text in enumerate((game / "templates" / "layout.yaml").read_text(encoding="utf-8").splitlines())
                 if "name: ability" in text)
-    assert re.search(rf"layout\.yaml:{line}:\d+: box 'ability': .* on a 44 x 68 mm card \(deck 'mini'; .*'match: \{{type: \[\.\.\.\]\}}'", done.stdout)
+    assert re.search(rf"layout\.yaml:{line}:\d+: box 'ability': .* on a 44 x 68 mm card \(deck 'mini'; .*'match: \{{type: \[\.\.\.\]\}}'", done.stderr)
+    assert not (tmp_path / "out" / "mygame").exists()  # the main deck is not written either
 
 
 def test_card_size_is_the_decks_own(two_decks):
