@@ -966,7 +966,8 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
             from .cache import cache_for
 
             for game in games:
-                cache_for(options.out_dir, game.id).prune()
+                for name in dict.fromkeys([game.id, *(view.file_stem for view in game.deck_views())]):  # and each deck's own
+                    cache_for(options.out_dir, name).prune()
     if errors:
         raise errors[min(errors)]
     return _with_skipped(games, [results[gi] for gi in range(len(games))], options)
