@@ -601,10 +601,24 @@ def _write_tts_decks(game: Game, options: BuildOptions, results: list[BuildResul
             sheets.append(TtsSheet(sheet["deck"], sheet["face"], sheet["back"], sheet["unique_back"], sheet["width"],
                                    sheet["height"], tuple(sheet["card_px"]), tuple(sheet["cards"])))
     saved = tts_saved_object(game.id, sheets, tts_names(game, options), tts_url(game, options), game.title.get(options.lang))
+    _scale_tts_decks(game, saved["ObjectStates"])
     path = _write(options.out_dir, folder / f"{game.id}.json", (json.dumps(saved, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     written = [f for result in results for f in result.files if f.parent == folder] + [path]
     _remove_stale(folder, written, ".png", ".json")
     return [path]
+
+
+def _scale_tts_decks(game: Game, states: list[dict]) -> None:
+    """Give each deck's objects its card size: TTS draws every custom card on its one card model,
+    which is a poker card at scale 1 (an assumption: not measured in TTS here), so a mini deck is
+    scaled to 44/63.5 of the width and 68/88.9 of the length (x and z: the table's plane)."""
+    ref_w, ref_h = sizes.CARD_SIZES_MM["poker"]
+    size_of = {card.id: sizes.size_mm(view.card_size) for view in game.deck_views() for card in view.cards}
+    for state in states:
+        cards = state.get("ContainedObjects") or [state]
+        w, h = size_of[cards[0]["Description"]]
+        for item in {id(o): o for o in [state, *cards]}.values():
+            item["Transform"] = dict(item["Transform"], scaleX=round(w / ref_w, 4), scaleZ=round(h / ref_h, 4))
 
 
 def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:

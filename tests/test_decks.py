@@ -127,6 +127,9 @@ def test_tts_has_one_deck_per_declared_deck_side_by_side_and_two_backs_make_one_
     assert [(d["Name"], d["Nickname"], len(d["ContainedObjects"])) for d in decks] == [
         ("DeckCustom", "A New Game (Main deck)", 12), ("DeckCustom", "A New Game (Mini cards)", 5)]
     assert decks[0]["Transform"]["posX"] != decks[1]["Transform"]["posX"]
+    # each deck at its card size on TTS's poker-sized card model
+    assert [(d["Transform"]["scaleX"], d["Transform"]["scaleZ"]) for d in decks] == [
+        (1.0, 1.0), (pytest.approx(44 / 63.5, abs=1e-3), pytest.approx(68 / 88.9, abs=1e-3))]
     main, mini = (list(d["CustomDeck"].values()) for d in decks)
     assert len(main) == 1 and main[0]["UniqueBack"] is True  # sun/moon back and the eclipse's dark back
     assert len(mini) == 1 and mini[0]["UniqueBack"] is False
