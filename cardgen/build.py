@@ -564,7 +564,8 @@ def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None],
     parts_done = [made.result for _, _, made, _ in rendered]
     merged = _merge([head, *parts_done])
     merged.cards = game.total
-    merged.layout, merged.sheets, merged.sheet_warning = None, 0, None  # one per deck: `decks`
+    merged.layout, merged.sheet_warning = None, None  # one per deck: `decks`
+    merged.sheets = sum(deck.sheets for deck in parts_done)
     merged.decks = parts_done
     return merged
 

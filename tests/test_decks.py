@@ -152,9 +152,11 @@ def test_the_rulebook_lists_each_deck_with_its_card_size(built):
 
 
 def test_a_preset_builds_the_decks_of_its_card_size_and_says_why_it_skips_the_others(two_decks):
-    done = cardgen("build", "mygame", "--out", "out-tgc", "--workers", "1", "--preset", "tgc", cwd=two_decks)
+    done = cardgen("build", "mygame", "--out", "out-tgc", "--workers", "1", "--preset", "tgc", "--format", "json", cwd=two_decks)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "deck 'mini' (mini, 44 x 68 mm) skipped for --preset tgc" in done.stdout
+    [report] = json.loads(done.stdout)
+    assert any(note.startswith("deck 'mini' (mini, 44 x 68 mm) skipped for --preset tgc") for note in report["skipped"])
+    assert [(deck["game"], deck["cards"]) for deck in report["decks"]] == [("mygame-main", 12)]
     pngs = sorted((two_decks / "out-tgc" / "mygame" / "decks" / "main" / "png-tgc").rglob("*.png"))
     assert pngs and {Image.open(p).size for p in pngs} == {(825, 1125)}
     assert not (two_decks / "out-tgc" / "mygame" / "decks" / "mini").exists()
