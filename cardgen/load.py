@@ -211,7 +211,7 @@ def _decks(r: SchemaReader, key: yaml.Node, node: yaml.Node, types: tuple[CardTy
     decks: list[Deck] = []
     holder: dict[str, str] = {}  # card type -> the deck holding it
     ids: set[str] = set()
-    for item in r.sequence(node, "decks") or []:
+    for item in r.sequence(node, "decks", limits.MAX_CARD_TYPES) or []:  # a deck holds at least one type
         d = r.mapping(item, "deck", {"id", "name", "types"}, DECK_KEYS)
         if d is None or not {"id", "name", "types"} <= d.keys():
             continue
