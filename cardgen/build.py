@@ -489,6 +489,25 @@ def tts_names(game: Game, options: BuildOptions) -> dict[str, str]:
 DECK_OUTPUTS = ("sheets", "shop", "png", "tts", "tuckbox")
 
 
+def deck_lines(game: Game) -> list[str]:
+    """What `check` says of each declared deck: its size, cards and backs (which follow from its types)."""
+    from .render.cards.card import back_group
+
+    lines = []
+    for view in game.deck_views() if game.decks else ():
+        try:
+            groups = [back_group(view, card) for card in view.cards]
+        except CardgenError:  # a broken layout: the build check above says where
+            groups = []
+        shared = sorted({g for g in groups if not g.startswith("own:")})
+        own = sum(1 for g in groups if g.startswith("own:"))
+        backs = ", ".join(shared + ([f"{own} card(s) with their own back"] if own else [])) or "?"
+        w, h = sizes.size_mm(view.card_size)
+        lines.append(f"deck '{view.deck.id}': {len(view.cards)} cards of {', '.join(t.id for t in view.card_types)}, "
+                     f"{view.card_size} {w:g} x {h:g} mm, back(s): {backs}")
+    return lines
+
+
 def deck_notes(game: Game, options: BuildOptions) -> list[str]:
     """What `build` says about the declared decks it leaves out (a --preset's service has no such size)."""
     if not game.decks or game.deck is not None or not set(options.outputs) & set(DECK_OUTPUTS):
@@ -1155,6 +1174,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     if not problems:
         results.append(CheckResult("build", True, f"every output lays out ({', '.join(LANGUAGES)})"))
     results += [CheckResult("folder-name", True, why) for why in folder_notes(game)]
+    results += [CheckResult("decks", True, what) for what in deck_lines(game)]
     results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
     return results + text_size_checks(game, sizes) + art_checks(art_notes)
 

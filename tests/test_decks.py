@@ -240,3 +240,10 @@ def test_the_playtest_kits_draft_deck_prints_each_deck_at_its_size(two_decks, tm
         sizes_by_deck.setdefault("mini" if "token-" in text else "main", set()).update(rects)
     assert (63.5, 88.9) in sizes_by_deck["main"] and (44.0, 68.0) not in sizes_by_deck["main"]
     assert (44.0, 68.0) in sizes_by_deck["mini"] and (63.5, 88.9) not in sizes_by_deck["mini"]
+
+
+def test_check_passes_and_says_each_decks_size_cards_and_backs(two_decks):
+    done = cardgen("check", "mygame", "--no-simulate", cwd=two_decks)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "deck 'main': 12 cards of sun, moon, eclipse, poker 63.5 x 88.9 mm, back(s): dark, default" in done.stdout
+    assert "deck 'mini': 5 cards of token, mini 44 x 68 mm, back(s): default" in done.stdout
