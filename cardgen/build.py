@@ -575,6 +575,7 @@ def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None],
             build_game(view, view_options, step, lock=False, prerendered=(made, cache))
         if "tts" in options.outputs and rendered:
             head.files += _write_tts_decks(game, options, [made.result for _, _, made, _ in rendered])
+        _remove_gone_decks(game, head.out_dir / "decks")
         head.preview = _write_decks_preview(game, options, head.out_dir, [made.result for _, _, made, _ in rendered])
         if lock:
             for cache in [doc_cache, *(c for _, _, _, c in rendered)]:
@@ -587,6 +588,26 @@ def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None],
     merged.sheets = sum(deck.sheets for deck in parts_done)
     merged.decks = parts_done
     return merged
+
+
+def _remove_gone_decks(game: Game, root: Path) -> None:
+    """Delete our files from OUT/<game>/decks/<deck>/ of a deck game.yaml no longer declares (renamed
+    or removed), and the folder once empty: its sheets must not be printed by mistake. Other files stay."""
+    if not root.is_dir() or root.is_symlink():
+        return
+    declared = {deck.id for deck in game.decks}
+    for folder in root.iterdir():
+        if folder.name in declared or not folder.is_dir() or folder.is_symlink():
+            continue
+        pngs = [sub for sub in folder.iterdir() if sub.is_dir() and not sub.is_symlink() and sub.name.startswith("png")]
+        for sub in pngs:  # png/, a preset's png-<service>/ and its deck folders
+            for inner in [p for p in sub.iterdir() if p.is_dir() and not p.is_symlink()] + [sub]:
+                _remove_stale(inner, [], ".png", ".csv", ".xml")
+                with contextlib.suppress(OSError):
+                    inner.rmdir()  # only when empty
+        _remove_stale(folder, [], ".pdf", ".csv", ".html", ".js")
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def _write_decks_preview(game: Game, options: BuildOptions, base: Path, results: list[BuildResult]) -> list:

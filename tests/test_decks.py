@@ -247,3 +247,17 @@ def test_check_passes_and_says_each_decks_size_cards_and_backs(two_decks):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "deck 'main': 12 cards of sun, moon, eclipse, poker 63.5 x 88.9 mm, back(s): dark, default" in done.stdout
     assert "deck 'mini': 5 cards of token, mini 44 x 68 mm, back(s): default" in done.stdout
+
+
+def test_a_renamed_deck_leaves_no_sheets_of_its_old_name(two_decks, tmp_path):
+    game = Path(shutil.copytree(two_decks / "mygame", tmp_path / "mygame"))
+    build = ("build", "mygame", "--out", "out", "--only", "sheets", "--workers", "1")
+    assert cardgen(*build, "--only", "png", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "out" / "mygame" / "decks" / "mini" / "png").is_dir()
+    (tmp_path / "out" / "mygame" / "decks" / "mini" / "notes.txt").write_text("mine", encoding="utf-8")
+    _edit(game / "game.yaml", "id: mini", "id: tokens")
+    done = cardgen(*build, cwd=tmp_path)  # a build of any output clears the old deck's folder
+    assert done.returncode == 0, done.stdout + done.stderr
+    decks = tmp_path / "out" / "mygame" / "decks"
+    assert (decks / "tokens" / "mygame-tokens-cards-a4.pdf").is_file()
+    assert sorted(p.relative_to(decks).as_posix() for p in (decks / "mini").rglob("*")) == ["mini/notes.txt"]  # what is not ours stays
