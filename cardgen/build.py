@@ -251,6 +251,7 @@ class BuildResult:
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
     removed: list[str] = field(default_factory=list)  # files of an earlier build this one no longer makes (remove_unmade)
     preview_page: str = "preview.html"  # preview-<lang>.html for a game's other languages
+    decks: list[BuildResult] = field(default_factory=list)  # a game's declared decks, each built on its own
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -264,11 +265,15 @@ class BuildResult:
             lines.append("  printed bleed per cut edge: " + ", ".join(f"{k} {v:.2f} mm" for k, v in edges.items()))
             if self.sheet_warning:
                 lines.append(f"  warning: {self.sheet_warning}")
+        for deck in self.decks:
+            lines.append(f"  deck {deck.game_id}: {deck.cards} cards" + (f", sheets: {deck.sheets} x ({deck.layout.describe()})" if deck.layout else ""))
+            if deck.sheet_warning:
+                lines.append(f"  warning: {deck.sheet_warning}")
         lines += [f"  {path}" for path in pdfs]
         lines += [f"  {path} (which page or file is which card, its copies and its back)"
                   for path in self.files if path.suffix == ".csv" and path.parent == self.out_dir]
-        if pngs:
-            lines.append(f"  {pngs[0]}/ ({len(pngs)} PNG files)")
+        for folder in dict.fromkeys(pngs):  # one folder, or one per declared deck
+            lines.append(f"  {folder}/ ({pngs.count(folder)} PNG files)")
         if tts:
             lines.append(f"  {tts[0].parent}/ ({len(tts)} files)")
         if self.preview:
@@ -373,6 +378,11 @@ def check_build(game: Game, options: BuildOptions) -> None:
     options.validate()
     if language_problem(game, options.lang):
         raise CardgenError(language_problem(game, options.lang))
+    if game.decks and game.deck is None:  # each deck at its own size
+        for part, part_options in render_parts(game, options):
+            if part is not game:
+                check_build(part, part_options)
+        return
     card_size = resolve_card_size(game, options)
     target = options.target
     if target is not None and target.png_px and "png" in options.outputs:
@@ -395,18 +405,24 @@ def work_units(game: Game, options: BuildOptions) -> int:
 
 
 def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None] | None = None,
-               lock: bool = True) -> BuildResult:
+               lock: bool = True, prerendered: tuple[_Rendered, Any] | None = None) -> BuildResult:
     """Render and write the selected outputs of one game; return what was written.
 
     Raises CardgenError, before writing anything, for an impossible layout or (unless
     `allow_overflow`) text that overflows its box on any card, listing the cards. Holds a lock
     on OUT/ while writing, so two builds into one folder never interleave their files
     (`lock=False`: the caller holds it and has removed stale temporary files, see `build_games`).
+    `prerendered`: what `_render` made of the game, and its cache (`_build_decks` renders every deck
+    before it writes any).
     """
     step = progress or (lambda n: None)
     options = for_game(game, options)
-    cache = _build_cache(game, options)
-    rendered = _render(game, options, step, cache)
+    if game.decks and game.deck is None:
+        return _build_decks(game, options, step, lock)
+    if prerendered is None:
+        cache = _build_cache(game, options)
+        prerendered = (_render(game, options, step, cache), cache)
+    rendered, cache = prerendered
     result = rendered.result
     outputs = set(options.outputs)
     base = result.out_dir
@@ -455,17 +471,17 @@ def build_game(game: Game, options: BuildOptions, progress: Callable[[int], None
                                                rounded=options.corner_guides, card_width_mm=card_size[0] + 2 * options.shop_bleed)
             if "tts" in outputs:
                 written = []
-                tts_dir = base / named("tts", game, options)
-                if options.tts_url:
-                    url = lambda name: options.tts_url.rstrip("/") + "/" + name  # noqa: E731
-                else:
-                    url = lambda name: (tts_dir / name).resolve().as_uri()  # noqa: E731
-                names = {card.id: card.name.get(options.lang) for card in game.cards}
-                for name, data in raster.tts_sheets(game.id, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
-                                                    names=names, url=url, title=game.title.get(options.lang), cache=rendered.face_cache,
+                tts_dir = tts_folder(game, options)
+                deck_name = game.deck.name.get(options.lang) if game.deck else None  # a declared deck is one TTS deck
+                for name, data in raster.tts_sheets(game.file_stem, rendered.shop, labels, card_size, options.shop_bleed, progress=step,
+                                                    names=tts_names(game, options), url=tts_url(game, options),
+                                                    title=game.title.get(options.lang), cache=rendered.face_cache, one_deck=deck_name,
                                                     deck_names=tts_deck_names(game, labels, options.lang)):
+                    if game.deck is not None and name == f"{game.file_stem}.json":
+                        continue  # the game's one Saved Object holds every deck (_write_tts_decks)
                     written.append(_write(options.out_dir, tts_dir / name, data))
-                _remove_stale(tts_dir, written, ".png", ".json")
+                if game.deck is None:  # the decks share the game's tts/ folder: _write_tts_decks clears it once
+                    _remove_stale(tts_dir, written, ".png", ".json")
                 result.files += written
                 if cache:
                     result.drawn.append(f"{rendered.face_cache.made.get('TTS image', 0)} TTS image")
@@ -499,6 +515,213 @@ def tts_deck_names(game: Game, labels, lang: str) -> dict[str, str]:
         else:
             out[group] = str(number)
     return out
+
+
+def output_dir(game: Game, out_dir: Path) -> Path:
+    """Where a game's files go: OUT/<game>/, and a declared deck's sheets, print-shop PDF, PNGs
+    and tuck box OUT/<game>/decks/<deck>/ (its TTS images go to the game's one tts/ folder)."""
+    base = Path(out_dir) / game.id
+    return base if game.deck is None else base / "decks" / game.deck.id
+
+
+def tts_folder(game: Game, options: BuildOptions) -> Path:
+    """The game's one tts/ folder (tts-<lang>/ for its other languages), which its decks share."""
+    return Path(options.out_dir) / game.id / named("tts", game, options)
+
+
+def tts_url(game: Game, options: BuildOptions) -> Callable[[str], str]:
+    """The URL TTS loads a file of the tts/ folder from: under --tts-url, else its file:// URI."""
+    if options.tts_url:
+        return lambda name: options.tts_url.rstrip("/") + "/" + name
+    folder = tts_folder(game, options)
+    return lambda name: (folder / name).resolve().as_uri()
+
+
+def tts_names(game: Game, options: BuildOptions) -> dict[str, str]:
+    """The names TTS shows for the cards: their printed names."""
+    return {card.id: card.name.get(options.lang) for card in game.cards}
+
+
+# --- declared decks --------------------------------------------------------------------------------
+#
+# A game that declares `decks:` builds its sheets, print-shop PDF, PNGs, TTS images and tuck box
+# once per deck, from the deck's view of the game (its cards at its card size: a sheet never
+# mixes two sizes), into OUT/<game>/decks/<deck>/; its documents once, from the whole game.
+
+DECK_OUTPUTS = ("sheets", "shop", "png", "tts", "tuckbox")
+
+
+def deck_lines(game: Game) -> list[str]:
+    """What `check` says of each declared deck: its size, cards and backs (which follow from its types)."""
+    from .render.cards.card import back_group
+
+    lines = []
+    for view in game.deck_views() if game.decks else ():
+        try:
+            groups = [back_group(view, card) for card in view.cards]
+        except CardgenError:  # a broken layout: the build check above says where
+            groups = []
+        shared = sorted({g for g in groups if not g.startswith("own:")})
+        own = sum(1 for g in groups if g.startswith("own:"))
+        backs = ", ".join(shared + ([f"{own} card(s) with their own back"] if own else [])) or "?"
+        w, h = sizes.size_mm(view.card_size)
+        lines.append(f"deck '{view.deck.id}': {len(view.cards)} cards of {', '.join(t.id for t in view.card_types)}, "
+                     f"{view.card_size} {w:g} x {h:g} mm, back(s): {backs}")
+    return lines
+
+
+def deck_notes(game: Game, options: BuildOptions) -> list[str]:
+    """What `build` says about the declared decks it leaves out (a --preset's service has no such size)."""
+    if not game.decks or game.deck is not None or not set(options.outputs) & set(DECK_OUTPUTS):
+        return []
+    from .presets import size_refusal
+
+    target = options.target
+    return [why for view in game.deck_views() if target is not None and (why := size_refusal(target, view))]
+
+
+def deck_parts(game: Game, options: BuildOptions) -> list[tuple[Game, BuildOptions]]:
+    """The declared decks a build draws, each with the options of its outputs (at its own card size)."""
+    target = options.target
+    if options.card_size is not None and not (target is not None and options.card_size == target.card_size):
+        sized = ", ".join(f"{deck.id}: {deck.card_size}" for deck in game.decks)
+        raise CardgenError(f"--card-size {options.card_size}: {game.id} declares its decks' sizes ({sized}); "
+                           f"change a deck's 'size' in game.yaml instead")
+    wanted = tuple(o for o in options.outputs if o in DECK_OUTPUTS)
+    if not wanted:
+        if options.calibration:
+            raise CardgenError(f"--calibration: {game.id} declares decks and the calibration page goes with the first deck's "
+                               f"sheets; add --only sheets")
+        return []
+    from .presets import size_refusal
+
+    fitting = [view for view in game.deck_views() if target is None or size_refusal(target, view) is None]
+    parts = [(view, replace(options, outputs=wanted, card_size=None, calibration=options.calibration and i == 0))
+             for i, view in enumerate(fitting)]
+    if not parts and wanted:
+        raise CardgenError(f"--preset {target.id}: no deck of {game.id} has {target.service}'s card size; "
+                           + "; ".join(deck_notes(game, options)))
+    return parts
+
+
+def render_parts(game: Game, options: BuildOptions) -> list[tuple[Game, BuildOptions]]:
+    """What a build draws: the game with `options`; for a game with declared decks, each deck
+    (`deck_parts`) and then the game itself with the documents' outputs (when any is wanted)."""
+    if not game.decks or game.deck is not None:
+        return [(game, options)]
+    doc_outputs = tuple(o for o in options.outputs if o not in DECK_OUTPUTS)
+    return deck_parts(game, options) + ([(game, replace(options, outputs=doc_outputs, calibration=False))] if doc_outputs else [])
+
+
+def _build_decks(game: Game, options: BuildOptions, step: Callable[[int], None], lock: bool) -> BuildResult:
+    """`build_game` of a game with declared decks: every deck and document rendered (and checked)
+    first, then everything written, so a failing deck writes nothing."""
+    options.validate()
+    head = BuildResult(game.id, options.out_dir / game.id, cards=game.total)
+    rendered = []
+    doc_cache, documents = None, []
+    for part, part_options in render_parts(game, options):
+        if part is game:  # the rulebooks, standard-deck sheet and playtest kit: once, of the whole game
+            doc_cache = _build_cache(game, part_options)
+            documents = _documents(game, part_options, head.out_dir, doc_cache)
+        else:
+            cache = _build_cache(part, part_options)
+            rendered.append((part, part_options, _render(part, part_options, step, cache), cache))
+    with output_lock(options.out_dir) if lock else contextlib.nullcontext():
+        if lock:
+            for folder in {head.out_dir, *(r.result.out_dir for _, _, r, _ in rendered)}:
+                _remove_temp_files(folder)
+        for path, data in documents:
+            head.files.append(_write(options.out_dir, path, data))
+        for view, view_options, made, cache in rendered:
+            build_game(view, view_options, step, lock=False, prerendered=(made, cache))
+        if "tts" in options.outputs and rendered:
+            head.files += _write_tts_decks(game, options, [made.result for _, _, made, _ in rendered])
+        _remove_gone_decks(game, head.out_dir / "decks")
+        head.preview = _write_decks_preview(game, options, head.out_dir, [made.result for _, _, made, _ in rendered])
+        if lock:
+            for cache in [doc_cache, *(c for _, _, _, c in rendered)]:
+                if cache:
+                    cache.store.prune()
+    parts_done = [made.result for _, _, made, _ in rendered]
+    merged = _merge([head, *parts_done])
+    merged.cards = game.total
+    merged.layout, merged.sheet_warning = None, None  # one per deck: `decks`
+    merged.sheets = sum(deck.sheets for deck in parts_done)
+    merged.decks = parts_done
+    return merged
+
+
+def _remove_gone_decks(game: Game, root: Path) -> None:
+    """Delete our files from OUT/<game>/decks/<deck>/ of a deck game.yaml no longer declares (renamed
+    or removed), and the folder once empty: its sheets must not be printed by mistake. Other files stay."""
+    if not root.is_dir() or root.is_symlink():
+        return
+    declared = {deck.id for deck in game.decks}
+    for folder in root.iterdir():
+        if folder.name in declared or not folder.is_dir() or folder.is_symlink():
+            continue
+        pngs = [sub for sub in folder.iterdir() if sub.is_dir() and not sub.is_symlink() and sub.name.startswith("png")]
+        for sub in pngs:  # png/, a preset's png-<service>/ and its deck folders
+            for inner in [p for p in sub.iterdir() if p.is_dir() and not p.is_symlink()] + [sub]:
+                _remove_stale(inner, [], ".png", ".csv", ".xml")
+                with contextlib.suppress(OSError):
+                    inner.rmdir()  # only when empty
+        _remove_stale(folder, [], ".pdf", ".csv", ".html", ".js")
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def _write_decks_preview(game: Game, options: BuildOptions, base: Path, results: list[BuildResult]) -> list:
+    """OUT/<game>/preview.html with every deck's cards (each deck also has its own), the page
+    `watch` keeps current; its cards, or [] when no deck wrote PNGs."""
+    import os
+    from urllib.parse import quote
+
+    from .preview import page_language, write_page
+
+    cards = []
+    for result in results:
+        folder = quote(os.path.relpath(result.out_dir, base).replace(os.sep, "/")) + "/"
+        cards += [replace(card, front=folder + card.front, back=folder + card.back) for card in result.preview]
+    if cards:
+        write_page(base, game.title.get(options.lang), cards, language=page_language(game, options.lang))
+    return cards
+
+
+def _write_tts_decks(game: Game, options: BuildOptions, results: list[BuildResult]) -> list[Path]:
+    """The game's one TTS Saved Object `<game>.json`: one DeckCustom per declared deck, side by
+    side, from the manifests the decks wrote; and the tts/ folder cleared of other files."""
+    import json
+
+    from .render.cards.raster import TtsSheet, tts_saved_object
+
+    folder = tts_folder(game, options)
+    sheets = []
+    for result in results:
+        manifest = next(f for f in result.files if f.parent == folder and f.name == f"{result.game_id}-tts.json")
+        for sheet in json.loads(manifest.read_text(encoding="utf-8"))["sheets"]:
+            sheets.append(TtsSheet(sheet["deck"], sheet["face"], sheet["back"], sheet["unique_back"], sheet["width"],
+                                   sheet["height"], tuple(sheet["card_px"]), tuple(sheet["cards"])))
+    saved = tts_saved_object(game.id, sheets, tts_names(game, options), tts_url(game, options), game.title.get(options.lang))
+    _scale_tts_decks(game, saved["ObjectStates"])
+    path = _write(options.out_dir, folder / f"{game.id}.json", (json.dumps(saved, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    written = [f for result in results for f in result.files if f.parent == folder] + [path]
+    _remove_stale(folder, written, ".png", ".json")
+    return [path]
+
+
+def _scale_tts_decks(game: Game, states: list[dict]) -> None:
+    """Give each deck's objects its card size: TTS draws every custom card on its one card model,
+    which is a poker card at scale 1 (an assumption: not measured in TTS here), so a mini deck is
+    scaled to 44/63.5 of the width and 68/88.9 of the length (x and z: the table's plane)."""
+    ref_w, ref_h = sizes.CARD_SIZES_MM["poker"]
+    size_of = {card.id: sizes.size_mm(view.card_size) for view in game.deck_views() for card in view.cards}
+    for state in states:
+        cards = state.get("ContainedObjects") or [state]
+        w, h = size_of[cards[0]["Description"]]
+        for item in {id(o): o for o in [state, *cards]}.values():
+            item["Transform"] = dict(item["Transform"], scaleX=round(w / ref_w, 4), scaleZ=round(h / ref_h, 4))
 
 
 def _write_handoff(out_dir: Path, png_dir: Path, handoff, target, game: Game) -> list[Path]:
@@ -620,7 +843,7 @@ def _tasks(games: list[Game], options: BuildOptions, workers: int) -> list[_Task
         split.add(min(whole, key=lambda gi: (costs[gi], -gi)))  # the cheapest (the last of equals) fills the gaps
     tasks = []
     for gi, game in enumerate(games):
-        if gi not in split:
+        if gi not in split or game.decks:  # a game with declared decks builds whole (_build_decks)
             tasks.append(_Task(gi, 0, options, deferred=False, cost=costs[gi], whole=True))
             continue
         wanted = set(options.outputs)
@@ -861,7 +1084,8 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
             from .cache import cache_for
 
             for game in games:
-                cache_for(options.out_dir, game.id).prune()
+                for name in dict.fromkeys([game.id, *(view.file_stem for view in game.deck_views())]):  # and each deck's own
+                    cache_for(options.out_dir, name).prune()
     if errors:
         raise errors[min(errors)]
     return _with_skipped(games, [results[gi] for gi in range(len(games))], options)
@@ -869,7 +1093,7 @@ def _build_in(workers: BuildWorkers, games: list[Game], tasks: list[_Task], opti
 
 def _with_skipped(games: list[Game], results: list[BuildResult], options: BuildOptions) -> list[BuildResult]:
     for game, result in zip(games, results):
-        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs) + tuckbox_notes(game, options)
+        result.skipped = folder_notes(game) + skipped_outputs(game, options.outputs) + tuckbox_notes(game, options) + deck_notes(game, options)
         with output_lock(options.out_dir):
             result.removed = remove_unmade(game, result, options)
     return results
@@ -938,8 +1162,12 @@ def tuckbox_notes(game: Game, options: BuildOptions) -> list[str]:
         return []
     from .render.print.tuckbox import split_note
 
-    note = split_note(resolve_card_size(game, options), game.total, options.paper, options.card_thickness_mm)
-    return [] if note is None else [note]
+    notes = []
+    for view in game.deck_views():  # a game with declared decks has a box per deck, at its size
+        sized = options if view is game else replace(options, card_size=None)
+        note = split_note(resolve_card_size(view, sized), view.total, options.paper, options.card_thickness_mm)
+        notes += [] if note is None else [note]
+    return notes
 
 
 @dataclass
@@ -979,7 +1207,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
     card_size = resolve_card_size(game, options)
     layout = plan_layout(game, options) if ("sheets" in outputs or options.calibration) else None
     pairs = faces(game)
-    result = BuildResult(game.id, options.out_dir / game.id, cards=len(pairs), layout=layout)
+    result = BuildResult(game.file_stem, output_dir(game, options.out_dir), cards=len(pairs), layout=layout)
     if layout is not None and "sheets" in outputs:
         result.sheet_warning = thin_bleed_warning(game, options, layout)
     overflows: list = []
@@ -1022,7 +1250,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 spool.seek(0)
                 sheets = spool.read()
     if sheets is not None:
-        name = named(f"{game.id}-cards-{options.paper}.pdf", game, options)
+        name = named(f"{game.file_stem}-cards-{options.paper}.pdf", game, options)
         pending.append((base / name, sheets))
         if options.target:  # which sheet page is which card's front and back (cardgen/handoff.py)
             from .handoff import manifest_csv
@@ -1035,7 +1263,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
         if cache is not None and outputs & {"png", "tts"}:
             face_cache = cache.faces(page_labels(game, pairs, _back_first(options)), card_size, options.shop_bleed, options.lang, cmyk)
         if "shop" in outputs:
-            name = named((options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.id), game, options)
+            name = named((options.target.shop_name if options.target else "{game}-print-shop.pdf").format(game=game.file_stem), game, options)
             pending.append((base / name, shop))
             if options.target:  # which pages are which card, and its back (cardgen/handoff.py)
                 from .handoff import manifest_csv, page_rows
@@ -1044,7 +1272,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 pending.append((base / named(f"manifest-{options.target.id}.csv", game, options), manifest_csv(rows)))
     if options.calibration:
         cal_layout = plan_layout(game, replace(options, imposition="duplex"))
-        pending.append((base / named(f"{game.id}-calibration-{options.paper}.pdf", game, options), calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
+        pending.append((base / named(f"{game.file_stem}-calibration-{options.paper}.pdf", game, options), calibration_pdf(cal_layout, options.duplex, options.back_offset_mm, options.lang)))
 
     pending += _documents(game, options, base, cache)
 
@@ -1085,7 +1313,15 @@ def check_outputs(game: Game) -> list[CheckResult]:
         token = TEXT_SIZES.set(sizes)
         art_token = ART_NOTES.set(art_notes)
         try:
-            _render(game, make_options(lang=lang, outputs=outputs), lambda n: None)
+            for part, part_options in render_parts(game, make_options(lang=lang, outputs=outputs)):
+                try:
+                    part_options.validate()
+                    if part is game and game.decks:  # the documents of a game with decks (as _build_decks makes them)
+                        _documents(game, part_options, part_options.out_dir / game.id)
+                    else:
+                        _render(part, part_options, lambda n: None)
+                except CardgenError as exc:  # every deck is checked, whichever fails
+                    problems.extend(p for p in exc.problems if p not in problems)
         except CardgenError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
         finally:
@@ -1096,6 +1332,7 @@ def check_outputs(game: Game) -> list[CheckResult]:
     if not problems:
         results.append(CheckResult("build", True, f"every output lays out ({', '.join(game.languages)})"))
     results += [CheckResult("folder-name", True, why) for why in folder_notes(game)]
+    results += [CheckResult("decks", True, what) for what in deck_lines(game)]
     results += [CheckResult("optional-output", True, why) for why in skipped_outputs(game)]
     return results + text_size_checks(game, sizes) + art_checks(art_notes)
 
@@ -1107,7 +1344,7 @@ def text_size_checks(game: Game, sizes: list) -> list[CheckResult]:
 
     if not sizes:
         return []
-    floor = get_layout(game).text_floor
+    floor = get_layout(game.deck_views()[0]).text_floor
     smallest: dict[tuple, Any] = {}
     cards: dict[tuple, set[str]] = {}
     for s in sizes:  # one line per box of the layout: its smallest size, and how many cards print it small
@@ -1154,7 +1391,7 @@ def _documents(game: Game, options: BuildOptions, base: Path, cache=None) -> lis
     if "tuckbox" in options.outputs:
         from .render.print.tuckbox import tuckbox_pdf
 
-        out.append((base / named(f"{game.id}-tuckbox.pdf", game, options), made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
+        out.append((base / named(f"{game.file_stem}-tuckbox.pdf", game, options), made("tuckbox", lambda: tuckbox_pdf(game, resolve_card_size(game, options), options.paper,
                                                                                          options.lang, options.card_thickness_mm))))
     if "playtest" in options.outputs:
         from .render.documents.playtest import build_playtest, has_playtest

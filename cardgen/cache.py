@@ -465,7 +465,7 @@ class BuildCache:
     """One game's cache during one build: what was read from it and what had to be drawn."""
 
     def __init__(self, game, options):
-        self.store = cache_for(options.out_dir, game.id)
+        self.store = cache_for(options.out_dir, game.file_stem)  # a declared deck keeps its own
         self.keys = Keys(game, options)
         self.drawn: list[str] = []  # outputs made afresh, for `cardgen watch` to say what it rebuilt
 

@@ -152,7 +152,8 @@ def build_as_dict(result) -> dict:
     return {"game": result.game_id, "out_dir": str(result.out_dir), "cards": result.cards, "sheets": result.sheets,
             "files": [str(f) for f in result.files], "drawn": list(result.drawn),
             "skipped": list(result.skipped), "removed": list(result.removed), "overflows": len(result.overflows),
-            "warnings": [result.sheet_warning] if result.sheet_warning else []}
+            "warnings": [result.sheet_warning] if result.sheet_warning else [],
+            **({"decks": [build_as_dict(deck) for deck in result.decks]} if result.decks else {})}  # a game's declared decks
 
 
 def report_run_as_dict(pair) -> dict:

@@ -27,6 +27,7 @@ from .model import (
     CardType,
     Component,
     Decision,
+    Deck,
     FieldSpec,
     Game,
     Location,
@@ -108,6 +109,7 @@ def read_card_list(r: SchemaReader, root: Path, game_node: yaml.Node | None) -> 
 GAME_KEYS = {
     "id", "title", "players", "card_size", "id_format", "card_fields", "components", "parameters",
     "decisions", "claims", "engine", "source", "summary", "back", "labels", "languages",
+    "decks",
 }
 GAME_REQUIRED = {"id", "title", "players", "card_fields"}
 _ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?[1-9]d?)?\}[^{}]*$")
@@ -187,6 +189,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
     # a spreadsheet has no total to check: its reader counts the rows
     has_total = cards_file is None or cards_file.suffix == ".yaml"
     declared_total, types, cards = _cards(r, cards_node, specs, id_format, has_total)
+    decks = _decks(r, *g["decks"], types, card_size) if "decks" in g else ()
     if None in (game_id, title, min_p, max_p) or declared_total is None:
         return None
     return Game(
@@ -194,7 +197,7 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
         root=root, field_specs=specs, card_types=types, cards=cards, declared_total=declared_total,
         components=components, parameters=parameters, decisions=decisions, claims=claims,
         engine=engine, source=source, summary=summary, back=back or {}, locations=locations,
-        labels=labels, declared_id=declared_id, languages=r.languages,
+        labels=labels, declared_id=declared_id, languages=r.languages, decks=decks,
     )
 
 
@@ -222,6 +225,66 @@ def game_languages(r: SchemaReader, g: dict) -> tuple[str, ...]:
     if not items:
         r.error(g["languages"][1], "languages is empty; list the languages the game is written in, e.g. [en]")
     return tuple(found) or langs.LANGUAGES
+
+
+# --- decks: game.yaml `decks:` (kept apart from the other keys: one block to read) ---------------
+
+DECK_KEYS = {"id", "name", "size", "types"}
+
+
+def _decks(r: SchemaReader, key: yaml.Node, node: yaml.Node, types: tuple[CardType, ...], default_size: str) -> tuple[Deck, ...]:
+    """The declared decks; every card type in exactly one of them, each problem at its line.
+
+    A deck without `size` takes the game's card_size.
+    """
+    known = {t.id for t in types}
+    decks: list[Deck] = []
+    holder: dict[str, str] = {}  # card type -> the deck holding it
+    ids: set[str] = set()
+    for item in r.sequence(node, "decks", limits.MAX_CARD_TYPES) or []:  # a deck holds at least one type
+        d = r.mapping(item, "deck", {"id", "name", "types"}, DECK_KEYS)
+        if d is None or not {"id", "name", "types"} <= d.keys():
+            continue
+        deck_id = r.scalar(d["id"][1], "deck id", "str")
+        if deck_id is None:
+            continue
+        bad = portable_name_problem(deck_id, "deck id")
+        if bad:
+            r.error(d["id"][1], f"{bad}; it names the deck's output files")
+            continue
+        if deck_id.lower() in ids:
+            r.error(d["id"][1], f"deck id '{deck_id}' is used twice; give each deck its own id")
+            continue
+        ids.add(deck_id.lower())
+        name = r.text(d["name"][1], f"deck '{deck_id}' name")
+        size = default_size
+        if "size" in d:
+            given = r.scalar(d["size"][1], f"deck '{deck_id}' size", "str")
+            try:
+                size = sizes.normalise(given) if given is not None else size
+            except sizes.CardSizeError as exc:
+                r.error(d["size"][1], f"deck '{deck_id}': {exc}")
+        held: list[str] = []
+        for type_node in r.sequence(d["types"][1], f"deck '{deck_id}' types") or []:
+            type_id = r.scalar(type_node, f"deck '{deck_id}' type", "str")
+            if type_id is None:
+                continue
+            if type_id not in known:
+                r.error(type_node, f"deck '{deck_id}': '{type_id}' is not a card type; use one of: {', '.join(t.id for t in types)}")
+            elif type_id in holder:
+                r.error(type_node, f"card type '{type_id}' is already in deck '{holder[type_id]}'; a card type belongs to exactly one deck, "
+                                   f"remove it from one of them")
+            else:
+                holder[type_id] = deck_id
+                held.append(type_id)
+        if not held and "types" in d:
+            r.error(d["types"][1], f"deck '{deck_id}' holds no card type; list its types (e.g. types: [{types[0].id if types else 'a-type'}]) or remove the deck")
+        if name is not None:
+            decks.append(Deck(deck_id, name, size, tuple(held), r.where(item)))
+    left = [t.id for t in types if t.id not in holder]
+    if left and types:
+        r.error(key, f"card type(s) {', '.join(left)} are in no deck; add each to the types of one deck under 'decks:'")
+    return tuple(decks)
 
 
 def _labels(r: SchemaReader, node: yaml.Node, locations: dict[str, Location]) -> dict:

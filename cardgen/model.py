@@ -6,7 +6,7 @@ engine all read these objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -146,6 +146,19 @@ class Card:
 
 
 @dataclass(frozen=True)
+class Deck:
+    """A deck the game declares (`decks:` in game.yaml): its card size and the card types it holds.
+
+    Its backs follow from its types (the layout gives each type its back)."""
+
+    id: str
+    name: Text
+    card_size: str  # normalised (cardgen.sizes)
+    types: tuple[str, ...]
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
 class Game:
     """Everything the data of one game says."""
 
@@ -176,6 +189,39 @@ class Game:
     # the languages every text is written in and every output is made in (game.yaml `languages:`);
     # the first is the default --lang
     languages: tuple[str, ...] = ("ja", "en")
+    # the decks game.yaml declares (empty: one implicit deck of every card at `card_size`)
+    decks: tuple[Deck, ...] = ()
+    # set on a view of one declared deck (`deck_view`): its cards, types and card size only
+    deck: Deck | None = None
+
+    def deck_view(self, deck: Deck) -> Game:
+        """The game as one of its decks: that deck's types, cards and card size (what its sheets,
+        print-shop PDF, PNGs, TTS deck and tuck box are drawn from)."""
+        held = set(deck.types)
+        cards = tuple(card for card in self.cards if card.type_id in held)
+        return replace(self, card_types=tuple(t for t in self.card_types if t.id in held), cards=cards,
+                       declared_total=len(cards), card_size=deck.card_size, deck=deck)
+
+    def deck_views(self) -> tuple[Game, ...]:
+        """One view per declared deck; the game itself when it declares none."""
+        return tuple(self.deck_view(deck) for deck in self.decks) if self.decks and self.deck is None else (self,)
+
+    def holding(self, card: Card) -> Game:
+        """The view of the declared deck that holds `card` (drawn at that deck's size); the game itself without decks."""
+        for deck in self.decks if self.deck is None else ():
+            if card.type_id in deck.types:
+                return self.deck_view(deck)
+        return self
+
+    def heading(self, lang: str) -> str:
+        """The title printed over this game's pages: with the deck's name on a deck's own."""
+        title = self.title.get(lang)
+        return title if self.deck is None else f"{title} — {self.deck.name.get(lang)}"
+
+    @property
+    def file_stem(self) -> str:
+        """What the files of this game (or of this deck view) are named after: `<game>` or `<game>-<deck>`."""
+        return self.id if self.deck is None else f"{self.id}-{self.deck.id}"
 
     def where(self, key: str) -> Location | None:
         """The location of a parameter ('parameters.rounds' or 'rounds') or file, if known."""

@@ -91,6 +91,22 @@ def get_preset(name: str | None) -> Preset | None:
     return PRESETS[key]
 
 
+def size_refusal(preset: Preset, game) -> str | None:
+    """Why `preset`'s service takes no cards of this game's (or deck view's) size; None when it does.
+
+    Only the sizes in the table above are known; a service's other products (mini, tarot) are
+    refused rather than guessed: their pixel sizes and safe zones are not in the sources quoted."""
+    from .sizes import size_mm
+
+    if preset.paper is not None or size_mm(game.card_size) == size_mm(preset.card_size):
+        return None  # home sheets print any size
+    w, h = size_mm(game.card_size)
+    what = f"deck '{game.deck.id}'" if game.deck is not None else game.id
+    return (f"{what} ({game.card_size}, {w:g} x {h:g} mm) skipped for --preset {preset.id}: cardgen knows "
+            f"{preset.service}'s {preset.card_size} cards only; build it without --preset (print-shop PDF and "
+            f"PNGs with 3.175 mm bleed) and check the service's own template for that size")
+
+
 def png_file_name(preset: Preset | None, number: int, card_id: str, side: str) -> str:
     """The face PNG's file name under `preset`'s naming (the default: `<id>-<side>.png`)."""
     pattern = preset.png_name if preset else "{id}-{side}.png"
@@ -166,6 +182,12 @@ def check_preset(game, preset_name: str) -> list:
     from .render.cards.layout import get_layout
 
     preset = get_preset(preset_name)
+    if game.decks and game.deck is None:  # each declared deck at its own size
+        results = []
+        for view in game.deck_views():
+            why = size_refusal(preset, view)
+            results += [CheckResult(f"preset:{preset.id}", True, why)] if why else check_preset(view, preset_name)
+        return results
     layout = get_layout(game)
     where: dict[tuple[str, str, str], object] = {}
     for card in game.cards:

@@ -392,7 +392,7 @@ def get_layout(game: Game) -> Layout:
     layout file (the layout and what it includes), so calling this per card is cheap, and
     none inside `pinned_layouts()` once the layout has been checked there.
     """
-    key = (str(game.root), game.id, game.card_size)
+    key = (str(game.root), game.id, game.card_size, game.deck.id if game.deck else None)  # a deck view checks its own cards
     pinned = _PINNED.get()
     if pinned is not None and key in pinned:
         return pinned[key]
@@ -573,11 +573,15 @@ class _LayoutLoader:
                 value = self.r.plain(vnode)
                 values = tuple(value) if isinstance(value, list) else (value,)
                 if key == "type":
-                    type_ids = {t.id for t in self.game.card_types}
+                    # a deck's view holds its own types; an entry may draw another deck's
+                    type_ids = {t.id for t in self.game.card_types} | {t for deck in self.game.decks for t in deck.types}
                     for v in values:
                         if v not in type_ids:
                             self.r.error(vnode, f"match: no card type '{v}' in this game; types are {', '.join(sorted(type_ids))}")
                 match[key] = values
+        deck = self.game.deck
+        if deck is not None and "type" in match and not {str(v) for v in match["type"]} & set(deck.types):
+            return None  # an entry for another deck's types: drawn and checked at that deck's card size
         front = self._boxes(e["front"][1], "front")
         back: str | tuple[Box, ...] = "default"
         if "back" in e:
@@ -744,9 +748,17 @@ class _LayoutLoader:
         if x0 < SAFE_MM - eps or y0 < SAFE_MM - eps or x1 > self.W - SAFE_MM + eps or y1 > self.H - SAFE_MM + eps:
             self.r.error(node, (
                 f"box '{box.name}': a {box.kind} box must stay {SAFE_MM:g} mm inside the trim (safe zone) "
-                f"but spans x {x0:g}..{x1:g}, y {y0:g}..{y1:g} on a {self.W:g} x {self.H:g} mm card; "
+                f"but spans x {x0:g}..{x1:g}, y {y0:g}..{y1:g} on a {self.W:g} x {self.H:g} mm card{self._deck_note()}; "
                 f"keep it within x {SAFE_MM:g}..{self.W - SAFE_MM:g}, y {SAFE_MM:g}..{self.H - SAFE_MM:g}"
                 + ("" if box.kind == "text" else " (or mark a decorative icon 'decor: true')")))
+
+    def _deck_note(self) -> str:
+        """Which declared deck's card size a box is checked at, and how to keep an entry to other decks."""
+        deck = self.game.deck
+        if deck is None:
+            return ""
+        return (f" (deck '{deck.id}'; an entry for other decks' cards only says so with "
+                f"'match: {{type: [...]}}' and is checked at their size)")
 
 
 def _template_origin(node: yaml.Node) -> Location:

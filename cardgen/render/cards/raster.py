@@ -352,6 +352,7 @@ def tts_sheets(
     title: str | None = None,
     cache: FaceCache | None = None,
     deck_names: Mapping[str, str] | None = None,
+    one_deck: str | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Yield (file name, bytes) of the TTS sheets, back images, `<game>-tts.json` and the
     Saved Object `<game>.json` (see `tts_saved_object`; `names` maps card ids to the names
@@ -365,7 +366,9 @@ def tts_sheets(
     A sheet whose cards show one shared back points at that back's image
     (`<game>-back.png`, `<game>-back-<group>.png`); a sheet of cards with their own backs
     gets a back sheet, `...-<n>-backs.png`, with every back in its card's slot (TTS
-    "unique backs").  With a `cache`, an image whose faces are all unchanged is read from it.
+    "unique backs").  A `one_deck` name makes every card one TTS deck of that name (a deck the game
+    declares is one pile in play, whatever its backs: a back sheet when they differ).  With a
+    `cache`, an image whose faces are all unchanged is read from it.
     """
     import pypdfium2 as pdfium
 
@@ -375,7 +378,7 @@ def tts_sheets(
     for i, cid, side, _ in labels:
         if side == "front":
             group = backs[cid][1]
-            decks.setdefault(OWN_BACKS if group is None else group, []).append((i, cid))
+            decks.setdefault(one_deck if one_deck is not None else OWN_BACKS if group is None else group, []).append((i, cid))
     per_sheet = TTS_MAX_CARDS
     max_card_w = round(card_size[0] / 25.4 * PNG_DPI)  # never above 300 dpi
     crop = bleed * PT_PER_MM

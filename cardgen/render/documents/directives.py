@@ -15,6 +15,7 @@ from ...errors import DataError, Problem
 from ...io import sandbox
 from ...io.reader import SchemaReader, compose, display_path, read_text
 from ...model import Card, CardType, Location, Text
+from ...sizes import size_mm
 from .figures import CardAnatomy, Figure, anatomy_boxes, _check_figures, _KEEP_LINES, figures_path
 from .paragraph import TextBlock
 from .table import KEEP_ROWS, callout, text_table
@@ -216,17 +217,24 @@ class Directives:
         bold: list[int] = []
         types = list(self.game.card_types)
         groups: list[tuple[str | None, list[CardType]]] = []
+        labels: list[str | None] = []
         if group:
             for ct in types:
                 value = self.game.cards_of(ct.id)[0].get(group)
                 if not groups or groups[-1][0] != value:
                     groups.append((value, []))
                 groups[-1][1].append(ct)
+            labels = [None if value is None else self.value_text(group, value, {group: group_labels or {}}) for value, _ in groups]
+        elif self.game.decks:  # the declared decks, each with its card size (they are printed apart)
+            for deck in self.game.decks:
+                groups.append((deck.id, [ct for ct in types if ct.id in deck.types]))
+                w, h = size_mm(deck.card_size)
+                labels.append(f"{self.t(deck.name)} ({w:g} × {h:g} mm)")
         else:
             groups = [(None, types)]
-        for value, members in groups:
-            if value is not None:
-                label = self.value_text(group, value, {group: group_labels or {}})
+            labels = [None]
+        for label, (_, members) in zip(labels, groups):
+            if label is not None:
                 n = sum(ct.count for ct in members)
                 shade.append(len(rows))
                 bold.append(len(rows))

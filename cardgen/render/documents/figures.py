@@ -311,15 +311,16 @@ def _figure_face(game: Game, ref: str, face: str) -> Face | None:
     if card is None:
         return None
     side = "back" if face == "down" else "front"
-    return Face(card, side, get_layout(game).entry_for(card).own_back)
+    return Face(card, side, get_layout(game.holding(card)).entry_for(card).own_back)
 
 
 def _face_form(canv, game: Game, face: Face, lang: str) -> str:
     """The name of a form XObject holding `face` at its real size, drawn once per canvas by the card
     renderer (a figure shows the same face many times: decks, rows)."""
+    game = game.holding(face.card)  # at its deck's size
     forms = canv.__dict__.setdefault("_cardgen_figure_faces", {})
     own = face.side == "front" or face.own_back
-    key = (game.id, face.side, face.card.id if own else back_group(game, face.card), lang)
+    key = (game.file_stem, face.side, face.card.id if own else back_group(game, face.card), lang)
     name = forms.get(key)
     if name is None:
         w_mm, h_mm = card_size_mm(game)
@@ -335,6 +336,7 @@ def place_face(canv, game: Game, face: Face, lang: str, x: float, y: float, widt
                radius: float = 0.0) -> None:
     """Draw `face` `width` points wide with its lower left corner at (x, y) (sideways: turned a quarter
     to the left, `width` tall), clipped to rounded corners and outlined like a cut card."""
+    game = game.holding(face.card)  # its deck's proportions
     w_mm, h_mm = card_size_mm(game)
     scale = width / (w_mm * mm)
     name = _face_form(canv, game, face, lang)
@@ -367,7 +369,7 @@ def anatomy_boxes(game: Game, ref: str, names: Sequence[str]) -> tuple[Card, lis
         raise KeyError(_unknown_card(game, str(ref)))
     if not isinstance(names, (list, tuple)) or not 1 <= len(names) <= 20 or not all(isinstance(n, str) for n in names):
         raise ValueError("card_anatomy: boxes must be a list of 1 to 20 box names of the card's front layout")
-    front = {b.name: b for b in get_layout(game).boxes(card, "front")[0]}
+    front = {b.name: b for b in get_layout(game.holding(card)).boxes(card, "front")[0]}
     boxes = []
     for name in names:
         if name not in front:
@@ -387,6 +389,7 @@ class CardAnatomy(Flowable):
     def __init__(self, game: Game, card: Card, boxes: Sequence, lang: str, style: dict, fonts: tuple[str, str],
                  width_mm: float = 52.0) -> None:
         super().__init__()
+        game = game.holding(card)  # the card at its deck's size
         self.game, self.card, self.boxes, self.lang = game, card, list(boxes), lang
         self.colours = style["colours"]
         self.gothic = fonts[0]

@@ -449,6 +449,10 @@ def _field_lines(game: Game, lang: str, card, names: list[str]) -> list[str]:
 
 def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> None:
     """Text-only grayscale cards from the data, imposed like the home sheets (fronts, then own backs)."""
+    if game.decks and game.deck is None:  # each declared deck on sheets of its own card size
+        for view in game.deck_views():
+            _draw_draft_deck(writer, view, lang, draft)
+        return
     from ...text import fit_text
     from ..cards.card import card_size_mm
     from ..print.sheet import compute_layout

@@ -892,7 +892,7 @@ def footer_text(game, layout: SheetLayout, n: int, m: int, side: str, ids: Seque
     def w(key: str, **fields) -> str:
         return words.word(f"sheet.{key}", lang, game, **fields)
 
-    title = game.title.get(lang)
+    title = game.heading(lang)
     head = f"{title} · {w('sheet', n=n, m=m)} {w(side)}"
     tail = f"{w('card', size=printed.size(layout.card_w, layout.card_h))} · {w(duplex)} · {w('scale')}"
     ids = list(ids) if game.numbered else []  # card numbers only: a generated id (sun-1) is internal
@@ -966,7 +966,7 @@ def sheets_pdf(
         duplex = "none"
     buffer = io.BytesIO()
     paper = PAPER_NAMES[layout.paper]
-    c = new_canvas(buffer, (layout.page_w, layout.page_h), f"{game.title.get(lang)} — {paper}")
+    c = new_canvas(buffer, (layout.page_w, layout.page_h), f"{game.heading(lang)} — {paper}")
     forms = FaceForms(c, game, layout.face_size, layout.face_bleed, lang, overflows, corner_index, ink_saver)
     sheets = plan_sheets(layout, len(pairs), duplex, offset)
     # cards on their side: fronts' tops to the left; after a long-edge flip that edge is on the
@@ -1067,7 +1067,7 @@ def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_she
     for page in range(pages):
         c.setFillColorRGB(0, 0, 0)
         c.setFont(GOTHIC, 13)
-        c.drawString(m * mm, (H - m - 6) * mm, f"{game.title.get(lang)} — {words.word('checklist.title', lang, game)}"
+        c.drawString(m * mm, (H - m - 6) * mm, f"{game.heading(lang)} — {words.word('checklist.title', lang, game)}"
                      + (f" ({page + 1}/{pages})" if pages > 1 else ""))
         c.setFont(GOTHIC, 8)
         c.drawString(m * mm, (H - m - 11) * mm, words.word("checklist.intro", lang, game, n=len(rows), s=n_sheets))
