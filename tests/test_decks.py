@@ -102,7 +102,7 @@ def _card_size(segs) -> tuple[float, float]:
 @pytest.mark.parametrize("deck, size, cards", [("main", POKER, 12), ("mini", MINI, 5)])
 def test_each_deck_has_its_own_sheets_print_shop_pdf_and_tuck_box_at_its_card_size(built, deck, size, cards):
     folder = built / "decks" / deck
-    sheets = PdfReader(folder / f"mygame-{deck}-cards-a4.pdf")
+    sheets = PdfReader(folder / f"mygame-{deck}-cards-a4-en.pdf")
     page = sheets.pages[0]
     assert (float(page.mediabox.width) / PT, float(page.mediabox.height) / PT) == pytest.approx(A4, abs=0.01)
     forms, segs = read(sheets, page)
@@ -112,20 +112,20 @@ def test_each_deck_has_its_own_sheets_print_shop_pdf_and_tuck_box_at_its_card_si
     assert _card_size(segs) == pytest.approx(size, abs=0.01)
     assert ("Main deck" if deck == "main" else "Mini cards") in page.extract_text()  # the page says which deck
 
-    shop = PdfReader(folder / f"mygame-{deck}-print-shop.pdf")
+    shop = PdfReader(folder / f"mygame-{deck}-print-shop-en.pdf")
     assert len(shop.pages) == 2 * cards
     trims = {(round(float(p.trimbox.width) / PT, 2), round(float(p.trimbox.height) / PT, 2)) for p in shop.pages}
     assert trims == {size}
 
     # the deck's own tuck box: its cards, sized for its card (a little clearance around it)
-    tuck = PdfReader(folder / f"mygame-{deck}-tuckbox.pdf").pages[0].extract_text()
-    found = re.search(r"(\d+) cards x [\d.]+ mm, inside ([\d.]+) x ([\d.]+)", tuck)
+    tuck = PdfReader(folder / f"mygame-{deck}-tuckbox-en.pdf").pages[0].extract_text()
+    found = re.search(r"(\d+) cards \([\d.]+ mm each\), inside ([\d.]+) × ([\d.]+)", tuck)
     assert found and int(found[1]) == cards
     assert size[0] < float(found[2]) <= size[0] + 3 and size[1] < float(found[3]) <= size[1] + 3
 
 
 def test_tts_has_one_deck_per_declared_deck_side_by_side_and_two_backs_make_one_unique_back_deck(built):
-    saved = json.loads((built / "tts" / "mygame.json").read_text(encoding="utf-8"))
+    saved = json.loads((built / "tts-en" / "mygame.json").read_text(encoding="utf-8"))
     decks = saved["ObjectStates"]
     assert [(d["Name"], d["Nickname"], len(d["ContainedObjects"])) for d in decks] == [
         ("DeckCustom", "A New Game (Main deck)", 12), ("DeckCustom", "A New Game (Mini cards)", 5)]
@@ -139,9 +139,9 @@ def test_tts_has_one_deck_per_declared_deck_side_by_side_and_two_backs_make_one_
     assert {c["Description"] for c in decks[1]["ContainedObjects"]} == {f"token-{n}" for n in range(1, 6)}
     for deck in (main[0], mini[0]):  # every image it names was written
         for url in (deck["FaceURL"], deck["BackURL"]):
-            assert (built / "tts" / url.rsplit("/", 1)[1]).is_file()
+            assert (built / "tts-en" / url.rsplit("/", 1)[1]).is_file()
     # the back sheet: the eclipse's slots show its dark back, the sun's the game's common back
-    backs = Image.open(built / "tts" / main[0]["BackURL"].rsplit("/", 1)[1]).convert("RGB")
+    backs = Image.open(built / "tts-en" / main[0]["BackURL"].rsplit("/", 1)[1]).convert("RGB")
     cards = [c["Description"] for c in decks[0]["ContainedObjects"]]
     width, height = backs.size[0] // main[0]["NumWidth"], backs.size[1] // main[0]["NumHeight"]
     colour = lambda slot: backs.getpixel((slot % 10 * width + width // 2, slot // 10 * height + 3))  # noqa: E731
@@ -227,7 +227,7 @@ def test_the_playtest_kits_draft_deck_prints_each_deck_at_its_size(two_decks, tm
         "sheets:\n  - title: {ja: 記録, en: Record}\n    blocks:\n      - text: {ja: メモ, en: Notes}\n", encoding="utf-8")
     done = cardgen("build", "mygame", "--out", "out", "--only", "playtest", "--lang", "en", "--workers", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    reader = PdfReader(tmp_path / "out" / "mygame" / "mygame-playtest.pdf")
+    reader = PdfReader(tmp_path / "out" / "mygame" / "mygame-playtest-en.pdf")
     sizes_by_deck = {}
     for page in reader.pages:
         text = page.extract_text()
