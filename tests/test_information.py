@@ -238,7 +238,8 @@ def test_every_resampled_state_has_the_players_information_state(game_id, player
     total, failed, wrong = _resample_outcomes(game_id, players, variant, games=2 if game_id == "alice" else 3)
     assert total > 20
     assert not wrong, f"{len(wrong)} of {total} resampled states differ, e.g. {wrong[:3]}"
-    assert failed < total
+    # hidden moves are chosen so that the moves seen after them follow (no blind rejection)
+    assert failed <= total * 0.05, f"{failed} of {total} resamples found no consistent state"
 
 
 def test_openspiel_ismcts_plays_alice_versus_to_the_end():
