@@ -50,6 +50,8 @@ def speed(iterations: int, games: int, seed: int, game_id: str = "llll", players
     per_game = []
     cpu = []
     its = []
+    # resampling: searched moves with no consistent determinization, and samples that failed
+    searched = unmatched = samples = inconsistent = 0
     for k in range(games):
         agent = make_any_policy(engine, name, rules)
         seat = k % players
@@ -61,6 +63,11 @@ def speed(iterations: int, games: int, seed: int, game_id: str = "llll", players
         # IS-MCTS counts iterations; the rollout agent counts rollouts (one per action and sample)
         rate = agent.iterations_per_second() if hasattr(agent, "iterations_per_second") else agent.rollouts_per_second()
         its.append(rate)
+        searched += agent.stats["moves"]
+        unmatched += agent.stats.get("unmatched", 0)
+        determinizer = getattr(agent, "determinizer", None)
+        samples += determinizer.samples if determinizer else 0
+        inconsistent += determinizer.inconsistent if determinizer else 0
         print(f"game {k + 1}/{games}: {per_game[-1]:.2f} s ({cpu[-1]:.2f} s CPU), {agent.stats['moves']} searched moves, "
               f"{its[-1]:.0f} iterations/s, determinizations {agent.determinizer.samples} "
               f"({agent.determinizer.inconsistent} inconsistent)", file=sys.stderr)
@@ -74,7 +81,10 @@ def speed(iterations: int, games: int, seed: int, game_id: str = "llll", players
             "seconds_per_game_median": per_game[len(per_game) // 2], "seconds_per_game_max": per_game[-1],
             "cpu_seconds_per_game_median": cpu[len(cpu) // 2], "cpu_seconds_per_game_max": cpu[-1],
             "cpu_seconds_per_game_mean": sum(cpu) / len(cpu),
-            "iterations_per_second_median": its[len(its) // 2]}
+            "iterations_per_second_median": its[len(its) // 2],
+            "searched_moves": searched, "unmatched_moves": unmatched,
+            "unmatched_share": unmatched / searched if searched else 0.0,
+            "determinizations": samples, "inconsistent_determinizations": inconsistent}
 
 
 def _strength_setup(game_id: str, players: int, names: list[str]):

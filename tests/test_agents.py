@@ -124,11 +124,14 @@ def test_ohanatsumi_history_keeps_the_cards_everyone_saw():
     assert cleanups == 2
 
 
-@pytest.mark.parametrize("game_id,players,bot", [("ohanatsumi", 4, "balanced"), ("requiem", 3, "greedy")])
+@pytest.mark.parametrize("game_id,players,bot", [("ohanatsumi", 4, "balanced"), ("requiem", 3, "greedy"),
+                                                 ("alice", 2, "random")])
 def test_determinizations_match_late_in_the_game(game_id, players, bot):
     """Cards shown and then gone from the table (ohanatsumi's opened events after cleanup,
-    requiem's arrivals once fought or retreated) stay named in the public history, so late in
-    a game every sample still matches the seat's information state."""
+    requiem's arrivals once fought or retreated) stay named in the public history, and hidden
+    moves are chosen so that the moves seen after them can follow (alice's peeked cards, put
+    back in a secret order and drawn later), so late in a game every sample still matches the
+    seat's information state."""
     module, rules = _rules(game_id, players)
     policy = make_any_policy(module, bot, rules)
     determinizer = Determinizer(rules)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 import pytest
 
@@ -274,6 +275,26 @@ def test_general_untaps_any_tapped_ally_including_an_opponents(game, ids):
     play(state, ("use", general, priest))
     assert priest not in state.tapped
     assert ("use", priest) in legal(state)   # seat 2 may use her again
+
+
+def test_two_generals_cannot_untap_each_other_for_ever(game, ids):
+    """decision ability-uses: each card's ability at most twice an ally phase, so two Generals
+    untapping each other (a Priest gaining AP between them) end the phase (it never did)."""
+    (g1, g2), priest = ids["general"][:2], ids["priest"][0]
+    state = ally_state(game, {0: [g1, g2, priest], 1: [ids["maid"][0]], 2: [ids["maid"][1]]})
+    ap_before = state.ap[0]
+    moves = 0
+    while state.phase == llll.ALLY and moves < 100:
+        options = legal(state)
+        untaps = [o for o in options if o[0] == "use" and len(o) == 3]
+        uses = [o for o in options if o[0] == "use"]
+        play(state, (untaps or uses or options)[0])
+        moves += 1
+    assert state.phase != llll.ALLY, "the ally phase never ended"
+    used = Counter(a.args[0] for a in state.history if a.kind == "use")
+    assert max(used.values()) == 2 and used[g1] + used[g2] >= 3
+    assert state.ap[0] - ap_before <= 2 * 2          # the Priest at most twice, not for ever
+    assert moves <= 2 * 2 * 5 + 3                    # at most twice per ally in play, and the passes
 
 
 def test_revived_ally_of_a_passed_player_cannot_be_used(game, ids):

@@ -78,14 +78,7 @@ def _rules_class(name):
     return getattr(engine, "Rules", engine)     # a module or, through an entry point, the class
 
 
-# alice versus: an investigate draw is hidden from the opponent as `draw:?`, but the phase that
-# follows (place for a clue card, profile-change for an Alice card) is public, so the opponent
-# learns the card's kind. The rules reveal the card right after its owner's private look, so the
-# fix is a label per kind for investigate draws (peeks must keep plain `draw:?`), not a test change.
-KNOWN_LEAKS = {("alice", 2, "versus")}
-BUNDLED_SETUPS = [pytest.param(game_id, players, variant, marks=[pytest.mark.xfail(
-                      strict=True, raises=KitFailure, reason="a known leak")] if (game_id, players, variant) in KNOWN_LEAKS
-                      else [], id=f"{game_id}-{players}p-{variant}")
+BUNDLED_SETUPS = [pytest.param(game_id, players, variant, id=f"{game_id}-{players}p-{variant}")
                   for game_id in BUNDLED for players, variant in configurations(_rules_class(game_id), load_game(game_id))]
 
 

@@ -24,8 +24,11 @@ carried out automatically and never appear as actions.
 
 Hidden information: the deck order and, in versus, the opponent's profile and the card a
 player has just drawn (until it is revealed). The opponent is shown a `profile:` move as
-``profile:?`` and an `order:` move (it names the peeked cards) as ``order:?``. Policies below only read the public zones, the
-acting player's own profile and pending card, and the known card list.
+``profile:?``, the cards an event peeks at (chance ``draw:AL07:peek``) as ``draw:?``, and an
+`order:` move (it names the peeked cards) as ``order:?``. A drawn Alice is ``draw:?alice``
+until it is revealed (decision versus-private-look); every other drawn card is revealed at
+once. Policies below only read the public zones, the acting player's own profile and pending
+card, and the known card list.
 """
 
 from __future__ import annotations
@@ -58,7 +61,8 @@ ALICE_KINDS = ("suspect", "detective", "nuisance")
 class Act(core.Action):
     """An alice move: draw, play:<card>, record, memo, discard:<card>, pass, event:<card>,
     target:<card>, swap:<card>, recover:<card>, order:<card>:<card>:..., profile:<card>, keep,
-    change, force:<card>, noforce; chance: draw:<card> (the top card of the deck)."""
+    change, force:<card>, noforce; chance: draw:<card> (the top card of the deck) and
+    draw:<card>:peek (the top card looked at by an event)."""
 
     __slots__ = ()
     TEXT_KINDS = frozenset({"draw", "play", "discard", "event", "target", "swap", "recover", "order",
@@ -229,6 +233,9 @@ class Rules(core.Rules):
         self.event_colour: list[str | None] = [c.get("event_colour") for c in cards]
         self.is_alice: list[bool] = [k in ALICE_KINDS for k in self.kind]
         self.draw_act: list[Act] = [A("draw", cid) for cid in self.ids]
+        # an event's look at the deck top, draw:<card>:peek: its hidden label must not say what
+        # an investigation draw's says (the kind of card, decision versus-private-look)
+        self.peek_act: list[Act] = [A("draw", cid, "peek") for cid in self.ids]
         self.is_suspect: list[bool] = [k == "suspect" for k in self.kind]
         for i, ev in enumerate(self.event):
             if ev not in KNOWN_EVENTS:
@@ -259,7 +266,7 @@ class Rules(core.Rules):
         cards = tuple(sorted(set(self.ids)))
         # the peeked cards put back in a chosen order: one to peek_count card arguments
         order = (cards, *[(None, *cards)] * (self.peek_count - 1))
-        return {"draw": ((None, *cards),), "record": (), "memo": (), "pass": (), "keep": (),
+        return {"draw": ((None, *cards), (None, "peek")), "record": (), "memo": (), "pass": (), "keep": (),
                 "change": (), "noforce": (), "profile": (cards,), "play": (cards,), "force": (cards,),
                 "discard": (cards,), "event": (cards,), "target": (cards,), "swap": (cards,),
                 "recover": (cards,), "order": order}
@@ -370,7 +377,8 @@ class State(core.ChoiceState):
     __slots__ = (
         "rules", "history", "hidden_moves", "draw_for", "peeked", "peek_want", "n", "decks", "records", "memos", "discards", "profiles",
         "changes_left", "phase", "turn", "actor", "pending", "events_used", "ev_card", "ev_owner",
-        "ev_forced", "options", "turns", "_legal", "ending", "culprit", "loser", "winners_",
+        "ev_forced", "options", "turns", "_legal", "ending", "culprit", "loser", "winners_", "drawn_at",
+        "profile_at",
     )
 
     def __init__(self, rules: Rules, decks: list[core.Deck]) -> None:
@@ -391,6 +399,10 @@ class State(core.ChoiceState):
         self.turn = 0
         self.actor = 0
         self.pending: int | None = None     # the card being resolved this investigation phase
+        # versus: history indices of the pending Alice draw and of each seat's profile pick, the
+        # moves the opponent is shown once the card is revealed (decision versus-private-look)
+        self.drawn_at: int | None = None
+        self.profile_at: list[int | None] = [None for _ in decks]
         self.events_used = 0
         self.ev_card: int | None = None
         self.ev_owner = 0
@@ -455,6 +467,9 @@ class State(core.ChoiceState):
                 self.changes_left[p] -= 1
                 card, self.profiles[p] = self.profiles[p], card
                 self.pending = card
+                # the old profile is shown as the card drawn; the draw itself (now the profile) never is
+                self.reveal(i for i in (self.profile_at[p],) if i is not None)
+                self.drawn_at = None
             self._offer_force(p, card)
         elif phase == FORCE:
             p = self.turn
@@ -467,6 +482,7 @@ class State(core.ChoiceState):
             card = r.index[args[0]]
             self.profiles[p] = card
             self.hidden_moves[len(self.history) - 1] = (p,)     # the profile is secret
+            self.profile_at[p] = len(self.history) - 1
             if r.profile_removed:
                 self.decks[p].remove(card)
             if p + 1 < self.n:
@@ -489,19 +505,34 @@ class State(core.ChoiceState):
         return self.decks[self.draw_for[0]].choices()
 
     def chance_at(self, i: int) -> Act:
-        return self.rules.draw_act[self.decks[self.draw_for[0]].candidate(i)]
+        return self.draw_action(self.decks[self.draw_for[0]].candidate(i))
 
     def chance_deck(self) -> core.Deck | None:
         return self.decks[self.draw_for[0]] if self.phase == core.CHANCE_PHASE else None
 
     def draw_action(self, card: int) -> Act:
-        return self.rules.draw_act[card]
+        return (self.rules.peek_act if self.draw_for[1] == "peek" else self.rules.draw_act)[card]
+
+    def hidden_label(self, action) -> str:
+        """decision versus-private-look: the opponent of a player who draws knows at once whether
+        it is an Alice (only an Alice can be kept back for a profile change; an investigation
+        card is shown at once), so a hidden investigation draw is ``draw:?alice``; a peek
+        (``draw:AL07:peek``) is a plain ``draw:?`` whatever the card."""
+        if action.kind == "draw" and len(action.args) == 1:
+            return "draw:?alice" if self.rules.is_alice[self.rules.index[action.args[0]]] else "draw:?investigation"
+        return action.kind + ":?"
 
     def _drawn(self, card: int) -> None:
         p, purpose = self.draw_for
         self.decks[p].take(card)
-        if self.n > 1:
-            self.hidden_moves[len(self.history) - 1] = (p,)     # only its owner sees the card drawn
+        # versus: a drawn card is shown to the opponent after its owner's private look, at once
+        # for an investigation card and a scouted or revealed card, after the profile change and
+        # the forced event for an investigation draw of an Alice (see _resolve_alice); a peek is
+        # never shown
+        if self.n > 1 and (purpose == "peek" or (purpose == "investigate" and self.rules.is_alice[card])):
+            self.hidden_moves[len(self.history) - 1] = (p,)
+            if purpose == "investigate":
+                self.drawn_at = len(self.history) - 1
         if purpose == "investigate":
             self._investigated(p, card)
         elif purpose == "peek":
@@ -595,6 +626,9 @@ class State(core.ChoiceState):
     def _resolve_alice(self, p: int, card: int) -> None:
         r = self.rules
         self.actor = p
+        if self.drawn_at is not None:      # step (3) of versus-forced-event-timing: the Alice is shown
+            self.reveal((self.drawn_at,))
+            self.drawn_at = None
         if r.is_suspect[card]:
             colour = r.colour[card]
             if any(r.solved(rec, colour) for rec in self.records):
@@ -760,6 +794,9 @@ class State(core.ChoiceState):
         self._finish(reason)
 
     def _finish(self, ending: str) -> None:
+        if self.drawn_at is not None:      # a forced event lost the game: the drawn Alice is shown
+            self.reveal((self.drawn_at,))
+            self.drawn_at = None
         self.ending = ending
         self.phase = OVER
         self.options = []
@@ -824,7 +861,8 @@ class State(core.ChoiceState):
                        "deck_known_bottom": [ids[c] for c in self._known_bottom(p)]}
                       for p in range(self.n)],
             "turn": self.turn + 1, "turns": list(self.turns),
-            "pending": ids[self.pending] if self.pending is not None and (solo or self.phase in (PLACE, MAKE_ROOM, FORCE, OVER)) else None,
+            # versus: the drawn Alice is shown only after the profile change and the forced event
+            "pending": ids[self.pending] if self.pending is not None and (solo or self.phase in (PLACE, MAKE_ROOM, OVER)) else None,
             "event": {"card": ids[self.ev_card], "seat": self.ev_owner + 1} if self.ev_card is not None else None,
             "ending": self.ending, "culprit": self.culprit,
             "loser": self.loser + 1 if self.loser is not None else None,

@@ -47,6 +47,7 @@ PARAMETERS = Map({
     "set_aside_unseen": Dict(Int(1, limits.MAX_PLAYERS), Int(0, limits.MAX_CARDS), max_items=limits.MAX_PLAYERS),
     "castle_face_down": Int(0, limits.MAX_PLAYERS),
     "princess_uses_to_win": Int(1, 100),
+    "ability_uses_per_round": Int(1, 100),
     "ability_action_points": Dict(Str(ABILITIES), Int(0, 100), max_items=len(ABILITIES)),
 })
 
@@ -93,6 +94,8 @@ class Rules(core.Rules):
         self.set_aside: int = game.param("set_aside_unseen").get(players, 0)
         self.face_down: int = game.param("castle_face_down")
         self.princess_wins_at: int = game.param("princess_uses_to_win")
+        # decision ability-uses: without it two Generals untap each other for ever in one ally phase
+        self.uses_per_round: int = game.param("ability_uses_per_round")
         gains = game.param("ability_action_points")
         self.ability: dict[str, str] = {}
         self.vp: dict[str, int] = {}
@@ -138,10 +141,14 @@ class Rules(core.Rules):
         return 0, best_vp + self.max_action_points() // self.divisor
 
     def max_game_length(self) -> int:
-        """No rule bounds an llll game: two Generals may untap each other (and a Priest between
-        them) for ever in one ally phase, so neither the length nor a seat's AP has a bound
-        from the rules; the bound is the random-simulation test's cap, `max_actions`."""
-        return self.max_actions
+        """Every card is drawn once; an auction is a pick, an opening bid, at most one raise per
+        AP up to `max_action_points`, a pass or auto-pass per other seat and the take; an ally
+        phase is at most `ability_uses_per_round` uses of each card owned so far (a Noble's use
+        adds its target's choice) and a pass per seat (decision ability-uses)."""
+        n, rounds = self.players, self.rounds
+        auctions = rounds * n * (1 + 1 + self.max_action_points() + (n - 1) + 1)
+        ally_phases = sum(2 * self.uses_per_round * n * r + n for r in range(1, rounds + 1))
+        return len(self.card_ids) + auctions + ally_phases
 
     def action_kinds(self) -> dict[str, tuple[tuple, ...]]:
         cards = tuple(sorted(set(self.card_ids)))
@@ -182,6 +189,7 @@ class State(core.State):
         self.passed = [False] * n
         self.first_passer = -1
         self.princess_uses: dict[str, int] = {}
+        self.uses: dict[str, int] = {}      # abilities used this ally phase, per card
         self.noble_user = -1
         self.princess_winner = -1
         self.to_deal = 0             # castle cards still to deal this round
@@ -292,6 +300,7 @@ class State(core.State):
         self.passed = [False] * self.n
         self.first_passer = -1
         self.princess_uses = {}
+        self.uses = {}
         self.current = self.last_winner
         self.phase = ALLY
         self._settle_ally_turn()
@@ -302,11 +311,12 @@ class State(core.State):
         n = self.n
         passed = self.passed
         tapped = self.tapped
+        uses, limit = self.uses, self.rules.uses_per_round
         seat = self.current
         for _ in range(n + 1):
             if not passed[seat]:
                 for card in self.allies[seat]:
-                    if card not in tapped:
+                    if card not in tapped and uses.get(card, 0) < limit:
                         self.current = seat
                         return
                 self._pass(seat)
@@ -323,6 +333,7 @@ class State(core.State):
     def _end_round(self) -> None:
         self.tapped.clear()
         self.princess_uses = {}
+        self.uses = {}
         if self.round >= self.rules.rounds:
             self.phase = OVER
             self.current = TERMINAL
@@ -360,8 +371,9 @@ class State(core.State):
         out: list = [PASS]
         simple = rules.use_action
         on = rules.target_action
+        uses, limit = self.uses, rules.uses_per_round
         for card in sorted(self.allies[seat]):
-            if card in tapped:
+            if card in tapped or uses.get(card, 0) >= limit:
                 continue
             ability = rules.ability[card]
             if ability == "noble":
@@ -443,6 +455,7 @@ class State(core.State):
         ability = rules.ability[card]
         tapped = self.tapped
         tapped.add(card)      # the card is tapped as it is used; no ability can target itself
+        self.uses[card] = self.uses.get(card, 0) + 1
         if ability == "priest" or ability == "maid":
             self.ap[seat] += rules.gain[card]
         elif ability == "princess":
@@ -830,6 +843,7 @@ def _llll_state(rules: Any, data: Mapping[str, Any]) -> core.State:
     uses = b.get("counters", "princess_uses") or {}
     s.princess_uses = {b.cards(("counters", "princess_uses"), [c], place=False)[0]: b.number(("counters", "princess_uses", c), k)
                        for c, k in uses.items()}
+    s.uses = dict(s.princess_uses)     # the only uses a position names (decision ability-uses)
     s.after_deal = ALLY
     s.aside_left = 0
     phase = phases[b.phase]

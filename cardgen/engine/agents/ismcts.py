@@ -4,8 +4,11 @@ The agent is a policy like the bots: it is given only its seat's `Observation`, 
 actions and its own random source. To search it needs full states, so it *determinizes*:
 it rebuilds a state the seat cannot tell apart from the real one by replaying the public
 history the observation carries from a new initial state, choosing every chance outcome
-the seat did not see (a ``draw:?`` in its history) at random among the cards still possible
-at that point, and keeping every move it did see. A sampled state is accepted only when its
+the seat did not see (a ``draw:?`` in its history) among the cards still possible at that
+point, and keeping every move it did see. Hidden moves are chosen constructively: a candidate
+is tried against the moves seen after it, up to the next hidden move, and one with which they
+can follow is taken (a peeked card that is drawn openly later must have been peeked, and put
+back in an order that brings it up when it was drawn). A sampled state is accepted only when its
 information-state string for the seat equals the real observation's, so determinizations
 are consistent with everything the seat knows. When a card the seat saw later (a face-down
 card opened, a card played from a hand) was sampled wrong, the replay is repaired: the two
@@ -38,6 +41,7 @@ from .playout import bot_move, play_out
 
 EXPLORATION = 0.7          # UCB1 constant for returns in [0, 1]
 POOL = 24                  # determinizations sampled per move (each iteration clones one)
+PROBES = 8                 # candidates for a hidden move tried against the moves seen after it
 KEEP_Z = 1.0               # ismcts-keep: standard errors by which the search must beat the bot's move
 
 
@@ -49,7 +53,8 @@ class Determinizer:
     """Samples states consistent with one seat's observation by replaying its history.
 
     Hidden draws are first sampled among the cards the seat has never seen (the cards named
-    nowhere in its observation). A card the seat saw later that must have come from a hidden
+    nowhere in its observation), each checked against the moves seen up to the next hidden one
+    (`_outcome`). A card the seat saw later that must have come from a hidden
     draw (a face-down card opened, a card used from a hand) makes the replay fail where it is
     named, or the final views differ; either way a hidden draw is changed to that card and the
     replay runs again. Once a consistent state is found, later samples keep its draws of the
@@ -70,10 +75,11 @@ class Determinizer:
 
     # --- replay ---------------------------------------------------------------------------
 
-    def _outcome(self, state: State, label: str, want: Action | None, known: frozenset, rng: random.Random,
-                 chance: bool = True) -> Action:
-        """A possible move the seat would have seen as `label` (see State.hidden_label): a chance
-        outcome, or (`chance` False) a legal choice of the seat to act."""
+    def _candidates(self, state: State, label: str, want: Action | None, known: frozenset, rng: random.Random,
+                    chance: bool) -> list[Action]:
+        """The possible moves the seat would have seen as `label` (see State.hidden_label): chance
+        outcomes or (`chance` False) legal choices of the seat to act, in the order to try them:
+        `want` first, then the cards the seat has never seen, then the others, each shuffled."""
         n = state.chance_size() if chance else 0
         if n:
             pool = [state.chance_at(i) for i in range(n)]
@@ -82,26 +88,58 @@ class Determinizer:
         else:
             pool = state.legal_actions()
         hidden_label = state.hidden_label
-        pool = [a for a in pool if hidden_label(a) == label]
-        if not pool:
-            raise _Inconsistent(len(state.history))
-        if want is not None and want in pool:
-            return want
-        fresh = [a for a in pool if self._card_of(a) not in known]
-        pool = fresh or pool
-        return pool[int(rng.random() * len(pool))]
+        pool = list(dict.fromkeys(a for a in pool if hidden_label(a) == label))
+        fresh = [a for a in pool if a != want and self._card_of(a) not in known]
+        stale = [a for a in pool if a != want and self._card_of(a) in known]
+        rng.shuffle(fresh)
+        rng.shuffle(stale)
+        return ([want] if want in pool else []) + fresh + stale
+
+    def _outcome(self, state: State, history: Sequence[str], i: int, want: Action | None, known: frozenset,
+                 rng: random.Random, chance: bool, probe: bool) -> Action:
+        """The hidden move `history[i]`, chosen constructively: each candidate is tried on a copy
+        of the state and the replay run on to the next hidden move; the first candidate with which
+        the moves the seat saw up to there are possible is taken (the order of `_candidates`, so
+        the choice stays random among those that fit). Without a fitting candidate among the
+        first PROBES, the one that got furthest (the replay then fails where a repair can act)."""
+        candidates = self._candidates(state, history[i], want, known, rng, chance)
+        if not candidates:
+            raise _Inconsistent(i)
+        if not probe or len(candidates) == 1:
+            return candidates[0]
+        stop = next((k for k in range(i + 1, len(history)) if ":?" in history[k]), len(history))
+        if stop == i + 1:
+            return candidates[0]              # the next move is hidden too: nothing to check yet
+        best, furthest = candidates[0], -1
+        for action in candidates[:PROBES]:
+            trial = state.clone()
+            trial.history.append(action)
+            try:
+                trial._apply(action)
+                self._run(trial, history, i + 1, stop, {}, known, rng, {}, probe=False)
+            except _Inconsistent as failure:
+                if failure.args[0] > furthest:
+                    best, furthest = action, failure.args[0]
+                continue
+            except (IllegalAction, ValueError, KeyError, IndexError):
+                continue
+            return action
+        return best
 
     def _replay(self, history: Sequence[str], forced: dict[int, Action], known: frozenset,
                 rng: random.Random, used: dict[int, Action]) -> State:
-        """Replay `history` from a new state; a masked chance move takes `forced[i]` when it is
-        possible there, else a random possible card the seat has not seen. `used` receives the
-        outcomes chosen; _Inconsistent(i) when move i cannot follow."""
-        rules = self.rules
+        """Replay `history` from a new state; a masked move takes `forced[i]` when it is
+        possible there, else a possible move that lets the replay go on (see _outcome). `used`
+        receives the hidden moves chosen; _Inconsistent(i) when move i cannot follow."""
         self.replays += 1
-        state = rules.new_initial_state(None)
-        decode = rules.decode_action
-        i = 0
-        n = len(history)
+        state = self.rules.new_initial_state(None)
+        self._run(state, history, 0, len(history), forced, known, rng, used, probe=True)
+        return state
+
+    def _run(self, state: State, history: Sequence[str], i: int, n: int, forced: dict[int, Action],
+             known: frozenset, rng: random.Random, used: dict[int, Action], probe: bool) -> None:
+        """Apply history[i:n] to `state` (see _replay)."""
+        decode = self.rules.decode_action
         while i < n:
             if i < len(state.history):        # a move the engine made itself while replaying
                 text = history[i]
@@ -115,7 +153,7 @@ class Determinizer:
                 raise _Inconsistent(i)
             if ":?" in text:
                 # a chance outcome the seat did not see, or another seat's secret choice
-                action = self._outcome(state, text, forced.get(i), known, rng, player == CHANCE)
+                action = self._outcome(state, history, i, forced.get(i), known, rng, player == CHANCE, probe)
                 used[i] = action
             else:
                 try:
@@ -130,7 +168,6 @@ class Determinizer:
             except (IllegalAction, ValueError, KeyError, IndexError):
                 raise _Inconsistent(i) from None
             i += 1
-        return state
 
     # --- repair ---------------------------------------------------------------------------
 
