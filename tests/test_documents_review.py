@@ -26,9 +26,10 @@ def _pages(data: bytes) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def texts() -> dict[tuple[str, str, str], list[str]]:
-    build = {"rules": build_rulebook, "standard": build_standard_sheet}
-    return {(kind, g, lang): _pages(build[kind](load_game(g), lang)) for kind, g, lang in DOCS}
+def texts(rulebook_texts) -> dict[tuple[str, str, str], list[str]]:
+    """The rulebooks (built once for the run, tests/conftest.py) and the standard sheets, as printed."""
+    sheets = {("standard", g, lang): _pages(build_standard_sheet(load_game(g), lang)) for g in GAMES for lang in LANGS}
+    return {**{("rules", g, lang): rulebook_texts[g, lang] for g in GAMES for lang in LANGS}, **sheets}
 
 
 @pytest.mark.parametrize("kind,game_id", [(k, g) for k in ("rules", "standard") for g in GAMES])
@@ -97,11 +98,12 @@ def test_a_table_breaks_with_rows_kept_under_the_heading():
     assert all(f"row{n}" in kept[1] for n in range(1, 7))
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
+# None: the style's own paper (A4 for every bundled game), the rulebook the whole run shares
+@pytest.mark.parametrize("paper", [None, "letter"], ids=["style-paper", "letter"])
 @pytest.mark.parametrize("game_id,lang", [(g, lang) for g in GAMES for lang in LANGS])
-def test_a_numbered_lists_last_item_does_not_start_a_page_alone(game_id, lang, paper):
+def test_a_numbered_lists_last_item_does_not_start_a_page_alone(rulebook_texts, game_id, lang, paper):
     """A page that starts inside a numbered list also holds the item after its first one."""
-    pages = _pages(build_rulebook(load_game(game_id), lang, paper))
+    pages = rulebook_texts[game_id, lang] if paper is None else _pages(build_rulebook(load_game(game_id), lang, paper))
     for number, text in enumerate(pages[1:], 2):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         first = re.match(r"(\d+)\. ", lines[1]) if len(lines) > 1 else None  # lines[0]: the running head
