@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import multiprocessing
-import random
 import sys
 import time
 from pathlib import Path

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .model import CheckResult, Game, Location
+from .model import CheckResult, Game
 from .registry import game_engine
 
 

@@ -170,7 +170,7 @@ def test_ismcts_plays_its_rollout_bot_when_no_playout_is_rewarded():
 def test_ismcts_keep_plays_its_bot_move_unless_the_search_measures_a_better_one():
     """ismcts-keep's move is its bot's, unless the search's most visited move has a mean return
     more than one standard error (of the difference) above the bot's move's."""
-    from cardgen.engine.agents.ismcts import ISMCTSPolicy, _Node
+    from cardgen.engine.agents.ismcts import _Node
 
     module, rules = _rules("alice", 1)
 

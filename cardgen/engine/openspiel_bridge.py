@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pyspiel
