@@ -126,7 +126,8 @@ def test_action_space_is_the_true_size_and_round_trips():
     rules = engine_by_name("alice")(game, 2, "versus")
     bridged = _game("alice", 2, "versus")
     assert bridged.num_distinct_actions() == rules.action_space.size
-    assert bridged.max_chance_outcomes() == rules.chance_space.size == len(set(c.id for c in game.cards))
+    # a chance outcome draws a card, or (an event's peek, `draw:<card>:peek`) looks at it
+    assert bridged.max_chance_outcomes() == rules.chance_space.size == 2 * len(set(c.id for c in game.cards))
     # every id names one action and back; alice's ordering of three peeked cards fits
     for space in (rules.action_space, rules.chance_space):
         for code in range(0, space.size, 7):

@@ -300,19 +300,21 @@ class Deck:
         if ordered:
             return None
         table = self._table
-        if table is None:
+        # rebuilt when `act` names draws otherwise than the act it was built with (alice names an
+        # event's peek `draw:<card>:peek` and a plain draw `draw:<card>` from the same deck)
+        if table is None or act(table.cards[0]) != table.actions[0]:
             table = self._table = _OutcomeTable(cards, act)
         return table
 
     def outcomes(self, act: Callable[[Any], "Action"]) -> list[tuple["Action", float]]:
         """The next draw's chance outcomes, sorted: (act(card), probability) for each distinct
-        card it may be. `act` names the draw of a card and must depend on the card alone."""
+        card it may be. `act` names the draw of a card; a table built with another naming is rebuilt."""
         # _outcome_table inlined: this runs at every chance node of a State-API walk
         ordered, cards = self.layers[0]
         if ordered:
             return [(act(cards[-1]), 1.0)]
         table = self._table
-        if table is None:
+        if table is None or act(table.cards[0]) != table.actions[0]:  # see _outcome_table
             table = self._table = _OutcomeTable(cards, act)
         if table.top == 1:
             return list(zip(table.actions, repeat(1 / table.total)))
