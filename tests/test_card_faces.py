@@ -47,6 +47,10 @@ def render(game, lang: str, pairs=None, size=None) -> bytes:
 
 
 def squash(text: str) -> str:
+    """Without white space, and with typographic marks as typed (English text is printed with
+    ’ “ ” … – where the face has them: cardgen.text.typographic, tested in test_text)."""
+    for mark, typed in (("‘", "'"), ("’", "'"), ("“", '"'), ("”", '"'), ("…", "..."), ("–", "-")):
+        text = text.replace(mark, typed)
     return re.sub(r"\s+", "", text)
 
 
