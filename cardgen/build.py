@@ -364,7 +364,7 @@ def for_game(game: Game, options: BuildOptions) -> BuildOptions:
 
 def named(name: str, game: Game, options: BuildOptions) -> str:
     """A language-dependent output's file or folder name: today's for the game's first language,
-    with `-<lang>` before the extension for the others (`llll-cards-a4-en.pdf`, `png-en`), so
+    with `-<lang>` before the extension for the others (`mygame-cards-a4-en.pdf`, `png-en`), so
     building another language never overwrites the first one's files."""
     tag = lang_suffix(options.lang or game.languages[0], game.languages)
     if not tag:

@@ -300,8 +300,8 @@ class Deck:
         if ordered:
             return None
         table = self._table
-        # rebuilt when `act` names draws otherwise than the act it was built with (alice names an
-        # event's peek `draw:<card>:peek` and a plain draw `draw:<card>` from the same deck)
+        # rebuilt when `act` names draws otherwise than the act it was built with (a game may name
+        # an event's peek `draw:<card>:peek` and a plain draw `draw:<card>` from the same deck)
         if table is None or act(table.cards[0]) != table.actions[0]:
             table = self._table = _OutcomeTable(cards, act)
         return table
