@@ -1116,10 +1116,14 @@ def output_of(name: str) -> str:
 def remove_unmade(game: Game, result: BuildResult, options: BuildOptions) -> list[str]:
     """Delete the files of OUT/<game>/ an earlier build wrote that this one no longer makes (a
     deleted mapping.yaml's standard-deck PDF): only files of the outputs asked for, in the same
-    language, paper and preset, and only when unchanged since cardgen wrote them (size and
-    time in the manifest); a changed one is left and said. Records what this build wrote.
-    Returns what happened, one line a file."""
+    language, paper and preset, and only when unchanged since cardgen wrote them (its SHA-256
+    in the manifest: unlike a file time, the same build writes the same manifest); a changed one
+    is left and said. Records what this build wrote. Returns what happened, one line a file."""
+    import hashlib
     import json
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
 
     base = result.out_dir
     manifest = base / MANIFEST
@@ -1128,7 +1132,7 @@ def remove_unmade(game: Game, result: BuildResult, options: BuildOptions) -> lis
         known = known if isinstance(known, dict) else {}
     except (OSError, ValueError):
         known = {}
-    key = {"lang": options.lang, "paper": options.paper, "preset": options.preset}
+    key = {"lang": options.lang or game.languages[0], "paper": options.paper, "preset": options.preset}
     written = {path.name for path in result.files if path.parent == base}
     said = []
     for name, entry in sorted(known.items()):
@@ -1140,8 +1144,7 @@ def remove_unmade(game: Game, result: BuildResult, options: BuildOptions) -> lis
             continue
         if entry.get("output") not in options.outputs or any(entry.get(k) != v for k, v in key.items()):
             continue
-        stat = path.stat()
-        if (stat.st_size, stat.st_mtime_ns) != (entry.get("size"), entry.get("mtime_ns")):
+        if digest(path) != entry.get("sha256"):
             said.append(f"{path}: left in place, changed since cardgen wrote it; this build no longer makes it")
             del known[name]
             continue
@@ -1149,8 +1152,7 @@ def remove_unmade(game: Game, result: BuildResult, options: BuildOptions) -> lis
         del known[name]
         said.append(f"{path}: removed, this build no longer makes it")
     for name in sorted(written):
-        stat = (base / name).stat()
-        known[name] = {"output": output_of(name), **key, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+        known[name] = {"output": output_of(name), **key, "sha256": digest(base / name)}
     if known or manifest.exists():
         write_atomic(manifest, (json.dumps({"files": known}, indent=1, sort_keys=True) + "\n").encode())
     return said

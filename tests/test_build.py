@@ -296,7 +296,7 @@ def test_a_rebuild_removes_what_it_no_longer_makes_and_only_that(tmp_path):
 
     game = new_game(tmp_path / "game")
     out = tmp_path / "out"
-    standard = out / "game" / "game-standard-deck.pdf"
+    standard = out / "game" / "game-standard-deck-en.pdf"  # en: the game's second language
     mine = out / "game" / "mine.pdf"
 
     def build(lang: str) -> list[str]:

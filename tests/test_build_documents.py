@@ -22,7 +22,7 @@ def test_build_writes_every_document(tmp_path):
     folder = tmp_path / "requiem"
     names = sorted(p.name for p in folder.iterdir())
     # rulebooks in every language; the --lang documents of requiem's second language carry -en
-    assert names == ["requiem-playtest-en.pdf", "requiem-rules-en.pdf", "requiem-rules-ja.pdf", "requiem-standard-deck-en.pdf"]
+    assert names == [".cardgen-files.json", "requiem-playtest-en.pdf", "requiem-rules-en.pdf", "requiem-rules-ja.pdf", "requiem-standard-deck-en.pdf"]
     assert "Can You Hear the Requiem?" in text_of(folder / "requiem-rules-en.pdf")
     assert "鎮魂歌" in text_of(folder / "requiem-rules-ja.pdf")
     assert "Playtest feedback" in text_of(folder / "requiem-playtest-en.pdf")

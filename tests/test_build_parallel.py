@@ -30,10 +30,11 @@ def games():
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    """Every file under root (not the lock), with the TTS Saved Object's file:// URIs made relative."""
+    """Every file under root (not the lock, nor the face cache: which faces a split game's parts
+    cache is how the work was shared, not an output), with the TTS Saved Object's file:// URIs made relative."""
     out = {}
     for path in sorted(root.rglob("*")):
-        if path.is_file() and path.name != ".cardgen.lock":
+        if path.is_file() and path.name != ".cardgen.lock" and ".cache" not in path.relative_to(root).parts:
             data = path.read_bytes()
             if path.suffix == ".json":
                 data = data.replace(root.resolve().as_uri().encode(), b"OUT")
