@@ -159,18 +159,92 @@ def resolve_face(root: Path | None, name: str, lang: str, bold: bool) -> tuple[s
     return resolve_font(root, name), bold
 
 
+# --- fonts by script: the one place every text asks -----------------------------------------------
+# A text is set in a face of a role (IPAex Gothic for headings, tables and labels, Mincho for body
+# text, BIZ UD Gothic Bold for strong Japanese). In a Japanese document that face sets everything.
+# In a Latin-script language each character the Latin face of that role has is set in it
+# (Liberation Sans for Gothic, Serif for Mincho, their bold for strong text): IPAex sets ’ „ “ and
+# accented letters full-width or poorly. A character the Latin face lacks (a Japanese card name
+# quoted in English text) stays in the Japanese face, so it still prints. Paragraphs, tables,
+# headers and footers, sheets, tuck boxes, charts and the line breaker all ask `face_of` (or
+# `face_runs`, `string_width`, `draw_string` built on it).
+
+_LATIN_OF = {GOTHIC: (LATIN_SANS, LATIN_SANS_BOLD), GOTHIC_BOLD: (LATIN_SANS_BOLD, LATIN_SANS_BOLD),
+             MINCHO: (LATIN_SERIF, LATIN_SERIF_BOLD)}
+
+
 def latin_face(font: str, lang: str, strong: bool = False) -> str | None:
-    """The Latin face that sets the Latin characters of a document in `lang` whose text font is
-    the bundled `font` (IPAex Gothic -> Liberation Sans, its bold for strong text; IPAex Mincho ->
-    Liberation Serif); None for a Japanese document or a font of another kind. A character the
-    Latin face lacks (a Japanese quotation in English text) stays in `font`."""
+    """The Latin face that sets the Latin characters of a text in `lang` whose font is the bundled
+    `font` (IPAex Gothic -> Liberation Sans, its bold for strong text; IPAex Mincho -> Liberation
+    Serif); None for a Japanese text or a font of another kind (a game's own, or a Latin face)."""
+    if _is_cjk(lang):
+        return None
+    pair = _LATIN_OF.get(font)
+    return None if pair is None else _register_extra(pair[1] if strong else pair[0])
+
+
+@lru_cache(maxsize=64)
+def _is_cjk(lang: str) -> bool:
     from .langs import is_cjk
 
-    if is_cjk(lang):
-        return None
-    face = {GOTHIC: LATIN_SANS_BOLD if strong else LATIN_SANS, GOTHIC_BOLD: LATIN_SANS_BOLD,
-            MINCHO: LATIN_SERIF_BOLD if strong else LATIN_SERIF}.get(font)
-    return None if face is None else _register_extra(face)
+    return is_cjk(lang)
+
+
+@lru_cache(maxsize=65536)
+def face_of(char: str, font: str, lang: str, strong: bool = False) -> str:
+    """The font that sets `char` of a text in `lang` whose face is `font` (see above)."""
+    latin = latin_face(font, lang, strong)
+    return latin if latin is not None and has_glyph(latin, char) else font
+
+
+def face_runs(text: str, font: str, lang: str, strong: bool = False) -> list[tuple[str, str]]:
+    """`text` as (piece, font) runs, each piece set in one font (`face_of`): one run, `font`
+    itself, for a Japanese text."""
+    if latin_face(font, lang, strong) is None:
+        return [(text, font)] if text else []
+    out: list[tuple[str, str]] = []
+    for char in text:
+        face = face_of(char, font, lang, strong)
+        if out and out[-1][1] == face:
+            out[-1] = (out[-1][0] + char, face)
+        else:
+            out.append((char, face))
+    return out
+
+
+def string_width(text: str, font: str, size: float, lang: str, strong: bool = False) -> float:
+    """The advance of `text` in points, each character in the face that sets it."""
+    return sum(pdfmetrics.stringWidth(piece, face, size) for piece, face in face_runs(text, font, lang, strong))
+
+
+def draw_string(canvas, x: float, y: float, text: str, lang: str, anchor: str = "left", strong: bool = False,
+                char_space: float = 0.0) -> None:
+    """Draw `text` at (x, y) in the canvas's current font and size as `face_runs` sets it, its
+    left end, centre or right end (`anchor`: left, centre, right) at x. A text set in the current
+    font alone is drawn exactly as `canvas.drawString` (and friends) draw it."""
+    font, size = canvas._fontname, canvas._fontsize
+    pieces = face_runs(text, font, lang, strong)
+    extra = {"charSpace": char_space} if char_space else {}
+    if len(pieces) <= 1 and (not pieces or pieces[0][1] == font):
+        method = {"left": canvas.drawString, "centre": canvas.drawCentredString, "right": canvas.drawRightString}[anchor]
+        method(x, y, text, **extra)
+        return
+    widths = [pdfmetrics.stringWidth(piece, face, size) + char_space * len(piece) for piece, face in pieces]
+    x -= {"left": 0.0, "centre": sum(widths) / 2, "right": sum(widths)}[anchor]
+    canvas.saveState()
+    for (piece, face), width in zip(pieces, widths):
+        canvas.setFont(face, size)
+        canvas.drawString(x, y, piece, **extra)
+        x += width
+    canvas.restoreState()
+
+
+def face_files(font: str, lang: str) -> list[Path]:
+    """The files of the faces that set a text in `lang` whose face is the bundled `font`, the
+    first choice first (for a program that does its own fallback per character, as matplotlib
+    does for the report charts)."""
+    latin = latin_face(font, lang)
+    return [fonts_dir() / name for name in ([EXTRA_FILES[latin]] if latin else []) + [FONT_FILES[font]]]
 
 
 def has_glyph(font: str, char: str) -> bool:

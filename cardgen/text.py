@@ -29,6 +29,8 @@ from typing import Callable, NamedTuple
 
 from reportlab.pdfbase import pdfmetrics
 
+from .fonts import face_of, string_width
+
 # --- kinsoku sets (JIS X 4051 character classes) ---------------------------------------------
 
 #: cl-02 closing brackets (full and half width).
@@ -88,15 +90,17 @@ def _unit_width(ch: str, font_name: str) -> float:
     return pdfmetrics.stringWidth(ch, font_name, 1.0)
 
 
-def _widths(text: str, font_name: str, size: float) -> list[float]:
-    return [_unit_width(ch, font_name) * size for ch in text]
+def _widths(text: str, font_name: str, size: float, lang: str) -> list[float]:
+    """Each character's advance, in the face that sets it in `lang` (`fonts.face_of`)."""
+    return [_unit_width(ch, face_of(ch, font_name, lang)) * size for ch in text]
 
 
-def text_width(text: str, font_name: str, size: float) -> float:
-    """The advance width of `text` in points (same as `pdfmetrics.stringWidth`; an icon is ICON_EM wide)."""
+def text_width(text: str, font_name: str, size: float, lang: str = "ja") -> float:
+    """The advance width of `text` in points (same as `pdfmetrics.stringWidth` for a text set in
+    `font_name` alone; in a Latin language each character in its face; an icon is ICON_EM wide)."""
     if _has_icon(text):
-        return _icon_text_width(text, font_name, size)
-    return pdfmetrics.stringWidth(text, font_name, size)
+        return _icon_text_width(text, font_name, size, lang)
+    return string_width(text, font_name, size, lang)
 
 
 # --- Japanese ----------------------------------------------------------------------------------
@@ -593,19 +597,20 @@ _OPEN_BEFORE = frozenset(" \t\n([{‘“–—/")
 _LATIN_MARK_EM = 0.7
 
 
-def _latin_mark(ch: str, font_name: str) -> bool:
-    """Whether `font_name` has `ch` and sets it narrower than a full-width form."""
+def _latin_mark(ch: str, font_name: str, lang: str) -> bool:
+    """Whether the face that sets `ch` in `lang` has it and sets it narrower than a full-width form."""
+    font_name = face_of(ch, font_name, lang)
     widths = getattr(getattr(pdfmetrics.getFont(font_name), "face", None), "charWidths", None)
     has = ord(ch) in widths if isinstance(widths, dict) else True  # a standard font: its encoding has them
     return has and _unit_width(ch, font_name) < _LATIN_MARK_EM
 
 
-def _typographic_chars(text: str, font_name: str) -> list[str]:
+def _typographic_chars(text: str, font_name: str, lang: str) -> list[str]:
     """What each character of `text` is set as (a dot or hyphen folded into the mark before it: "")."""
     out = list(text)
     n = len(text)
     # a face that sets quotes as Latin marks sets its ellipsis on the baseline too (IPAex does neither)
-    quotes = ellipsis = all(_latin_mark(mark, font_name) for mark in "‘’“”")
+    quotes = ellipsis = all(_latin_mark(mark, font_name, lang) for mark in "‘’“”")
     i = 0
     while i < n:
         ch = text[i]
@@ -632,7 +637,7 @@ def typographic(text: str, lang: str, font_name: str) -> str:
     """`text` with English typewriter punctuation set typographically (see above); other languages as they are."""
     if lang != "en" or not any(mark in text for mark in "'\".-"):
         return text
-    return "".join(_typographic_chars(text, font_name))
+    return "".join(_typographic_chars(text, font_name, lang))
 
 
 def typographic_runs(pieces: list[tuple[str, object]], lang: str, font_name: str) -> list[tuple[str, object]]:
@@ -641,7 +646,7 @@ def typographic_runs(pieces: list[tuple[str, object]], lang: str, font_name: str
     whole = "".join(t for t, _ in pieces)
     if lang != "en" or not any(mark in whole for mark in "'\".-"):
         return pieces
-    chars = _typographic_chars(whole, font_name)
+    chars = _typographic_chars(whole, font_name, lang)
     out, at = [], 0
     for t, style in pieces:
         out.append(("".join(chars[at:at + len(t)]), style))
@@ -667,15 +672,16 @@ def break_lines(text: str, font_name: str, size: float, width_pt: float, lang: s
 def _break_lines_cached(text: str, font_name: str, size: float, width: float, lang: str,
                         hyphenate: bool = False) -> tuple[str, ...]:
     text = typographic(text.replace("\r\n", "\n"), lang, font_name)
-    spans = break_spans(text, _widths(text, font_name, size), width, lang, size,
-                        _unit_width("-", font_name) * size, hyphenate=hyphenate, balanced=True)
+    spans = break_spans(text, _widths(text, font_name, size, lang), width, lang, size,
+                        _unit_width("-", face_of("-", font_name, lang)) * size, hyphenate=hyphenate, balanced=True)
     return tuple(text[s.start:s.end] + ("-" if s.hyphen else "") for s in spans)
 
 
-def _fits(lines: tuple[str, ...], font_name: str, size: float, width: float, height: float, leading_ratio: float) -> bool:
+def _fits(lines: tuple[str, ...], font_name: str, size: float, width: float, height: float, leading_ratio: float,
+          lang: str) -> bool:
     if len(lines) * size * leading_ratio > height + 1e-6:
         return False
-    return all(text_width(line, font_name, size) <= width + 1e-6 for line in lines)
+    return all(text_width(line, font_name, size, lang) <= width + 1e-6 for line in lines)
 
 
 @lru_cache(maxsize=16384)
@@ -701,7 +707,7 @@ def fit_text(
     def attempt(k: int) -> tuple[tuple[str, ...], float, bool]:
         s = size - 0.25 * k if k < steps else min_size
         lines = _break_lines_cached(text, font_name, s, float(width_pt), lang)
-        return lines, s, _fits(lines, font_name, s, width_pt, height_pt, leading_ratio)
+        return lines, s, _fits(lines, font_name, s, width_pt, height_pt, leading_ratio, lang)
 
     lines, s, ok = attempt(0)
     if ok:
@@ -819,6 +825,6 @@ def runs(text: str, known: Callable[[str], bool] | None = None) -> list[Run]:
             for i, part in enumerate(_split_icons(text)) if part]
 
 
-def _icon_text_width(text: str, font_name: str, size: float) -> float:
-    return sum(ICON_EM * size if kind == "icon" else pdfmetrics.stringWidth(value, font_name, size)
+def _icon_text_width(text: str, font_name: str, size: float, lang: str = "ja") -> float:
+    return sum(ICON_EM * size if kind == "icon" else string_width(value, font_name, size, lang)
                for kind, value in runs(text))

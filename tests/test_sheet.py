@@ -365,9 +365,8 @@ def test_calibration_pdf(tmp_path):
 
 def test_footer_always_fits_its_margin(llll):
     from reportlab.lib.units import mm
-    from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from cardgen.fonts import GOTHIC, register_fonts
+    from cardgen.fonts import GOTHIC, register_fonts, string_width
     from cardgen.render.print.sheet import footer_length_mm, footer_text
 
     register_fonts()
@@ -376,7 +375,7 @@ def test_footer_always_fits_its_margin(llll):
         ids = [f"VERY-LONG-CARD-ID-{n:03d}" for n in range(layout.per_sheet)]
         for lang, duplex in itertools.product(("ja", "en"), ("long", "short", "none")):
             text, pt = footer_text(llll, layout, 12, 15, "back", ids, duplex, lang, footer_length_mm(layout))
-            assert stringWidth(text, GOTHIC, pt) <= footer_length_mm(layout) * mm
+            assert string_width(text, GOTHIC, pt, lang) <= footer_length_mm(layout) * mm  # as set: English in Liberation Sans
             assert pt >= 4.5
             assert ("100 %" in text) and (ids[0] in text)
 

@@ -8,7 +8,7 @@ import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from cardgen.fonts import register_fonts
-from cardgen.text import NO_LINE_END, NO_LINE_START, Fitted, break_lines, fit_text
+from cardgen.text import NO_LINE_END, NO_LINE_START, Fitted, break_lines, fit_text, text_width
 
 GOTHIC, MINCHO = register_fonts()
 SIZE = 10.0
@@ -19,8 +19,15 @@ def em(n: float) -> float:
     return stringWidth("あ", GOTHIC, SIZE) * n + 0.01
 
 
-def widths_ok(lines, width, font=GOTHIC, size=SIZE):
-    return all(stringWidth(line, font, size) <= width + 1e-6 for line in lines)
+def widths_ok(lines, width, font=GOTHIC, size=SIZE, lang="ja"):
+    """Every line within `width`, measured in the faces that set it in `lang` (an English text in
+    the Gothic role is set in Liberation Sans: cardgen.fonts.face_of)."""
+    return all(text_width(line, font, size, lang) <= width + 1e-6 for line in lines)
+
+
+def en_width(text: str, size: float = SIZE) -> float:
+    """The width of English `text` in the Gothic role, as it is set (Liberation Sans)."""
+    return text_width(text, GOTHIC, size, "en")
 
 
 # --- the kinsoku sets -------------------------------------------------------------------------
@@ -145,7 +152,7 @@ def greedy_line_count(text: str, width: float, size: float = SIZE) -> int:
     """How many lines filling each line with as many words as fit makes (the fewest there can be)."""
     count, line = 1, ""
     for word in text.split(" "):
-        if line and stringWidth(f"{line} {word}", GOTHIC, size) > width:
+        if line and en_width(f"{line} {word}", size) > width:
             count, line = count + 1, word
         else:
             line = f"{line} {word}" if line else word
@@ -158,7 +165,7 @@ def test_english_wraps_at_spaces_into_as_few_lines_as_a_greedy_fill():
     lines = break_lines(text, GOTHIC, SIZE, width, "en")
     assert len(lines) > 2
     assert " ".join(lines) == text
-    assert widths_ok(lines, width)
+    assert widths_ok(lines, width, lang="en")
     assert len(lines) == greedy_line_count(text, width)
 
 
@@ -167,10 +174,10 @@ RUNT = "Half of it was weeds, but she took it anyway. Quest complete. Gain 2 fam
 
 
 def test_a_paragraph_does_not_end_on_one_word_where_another_break_exists():
-    width = stringWidth("Half of it was weeds, but she took it", GOTHIC, SIZE) + 1
+    width = en_width("Half of it was weeds, but she took it") + 1
     lines = break_lines(RUNT, GOTHIC, SIZE, width, "en")
     assert " ".join(lines) == RUNT
-    assert widths_ok(lines, width)
+    assert widths_ok(lines, width, lang="en")
     assert len(lines) == greedy_line_count(RUNT, width) == 3  # no line more than the greedy fill
     assert len(lines[-1].split()) >= 2, lines
     assert not lines[0].endswith(" 2") and not any(line.endswith(" 2") for line in lines)  # "2 fame" kept together
@@ -178,12 +185,12 @@ def test_a_paragraph_does_not_end_on_one_word_where_another_break_exists():
 
 def test_lines_are_evened_out_and_break_where_a_reader_pauses():
     text = "Got it! Quest complete. Gain 5 fame."
-    width = stringWidth("Got it! Quest complete. Gain 5", GOTHIC, SIZE) + 1
+    width = en_width("Got it! Quest complete. Gain 5") + 1
     assert break_lines(text, GOTHIC, SIZE, width, "en") == ["Got it! Quest complete.", "Gain 5 fame."]
 
 
 def test_fitting_keeps_the_size_and_line_count_while_avoiding_the_runt():
-    width = stringWidth("Half of it was weeds, but she took it", GOTHIC, SIZE) + 1
+    width = en_width("Half of it was weeds, but she took it") + 1
     fitted = fit_text(RUNT, GOTHIC, width, 3 * SIZE * 1.25, SIZE, 6, "en")
     assert fitted.size == SIZE and len(fitted.lines) == 3 and not fitted.overflow
     assert len(fitted.lines[-1].split()) >= 2
@@ -191,7 +198,7 @@ def test_fitting_keeps_the_size_and_line_count_while_avoiding_the_runt():
 
 def test_an_unavoidable_one_word_last_line_stays():
     # each word fills a line alone: no other break exists
-    width = stringWidth("Extraordinary", GOTHIC, SIZE) + 1
+    width = en_width("Extraordinary") + 1
     assert break_lines("Extraordinary adventures", GOTHIC, SIZE, width, "en") == ["Extraordinary", "adventures"]
     # each paragraph of an explicit "\n" is its own block
     assert break_lines("Gain 2 fame.\nEek!", GOTHIC, SIZE, 500, "en") == ["Gain 2 fame.", "Eek!"]
@@ -200,7 +207,7 @@ def test_an_unavoidable_one_word_last_line_stays():
 def test_a_word_longer_than_the_line_is_hyphenated_at_legal_points():
     lines = break_lines("a Supercalifragilisticexpialidocious b", GOTHIC, SIZE, 60, "en")
     assert "".join(line.removesuffix("-") for line in lines).replace(" ", "") == "aSupercalifragilisticexpialidociousb"
-    assert widths_ok(lines, 60)
+    assert widths_ok(lines, 60, lang="en")
     assert len(lines) >= 3
     word = "Supercalifragilisticexpialidocious"
     legal = set(pyphen.Pyphen(lang="en_US").positions(word))
@@ -215,7 +222,7 @@ def test_a_word_longer_than_the_line_is_hyphenated_at_legal_points():
 def test_a_word_with_no_legal_point_is_broken_by_characters():
     lines = break_lines("a Qxzqxzqxzqxzqxzqxzqxzqxz b", GOTHIC, SIZE, 40, "en")
     assert "".join(lines).replace(" ", "") == "aQxzqxzqxzqxzqxzqxzqxzqxzb"
-    assert widths_ok(lines, 40)
+    assert widths_ok(lines, 40, lang="en")
 
 
 # --- fitting ----------------------------------------------------------------------------------
@@ -275,10 +282,28 @@ def test_english_marks_are_set_typographically_where_the_face_has_latin_ones():
     assert break_lines(TYPED, _latin_face(), SIZE, 500, "en") == ["It’s “late”… – go ‘now’ – in the ’90s."]
 
 
-def test_with_ipaex_only_the_dash_changes():
+def _ipaex_as_a_game_font() -> str:
+    """IPAex Gothic registered under another name, as a game's own font is: no Latin face stands in for it."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    from cardgen.fonts import FONT_FILES, fonts_dir
+
+    pdfmetrics.registerFont(TTFont("TestOwnIPAex", str(fonts_dir() / FONT_FILES[GOTHIC])))
+    return "TestOwnIPAex"
+
+
+def test_a_face_with_full_width_marks_changes_only_the_dash():
     # IPAex's quotes and ellipsis are full-width Japanese forms: an apostrophe one em wide is worse than a straight one
-    assert break_lines(TYPED, GOTHIC, SIZE, 500, "en") == ["It's \"late\"... – go 'now' – in the '90s."]
-    assert fit_text(TYPED, GOTHIC, 500, 50, SIZE, 6, "en").lines == ("It's \"late\"... – go 'now' – in the '90s.",)
+    own = _ipaex_as_a_game_font()
+    assert break_lines(TYPED, own, SIZE, 500, "en") == ["It's \"late\"... – go 'now' – in the '90s."]
+    assert fit_text(TYPED, own, 500, 50, SIZE, 6, "en").lines == ("It's \"late\"... – go 'now' – in the '90s.",)
+
+
+def test_the_bundled_gothic_in_english_sets_its_marks_in_the_latin_face():
+    # English in the Gothic role is set in Liberation Sans (fonts.face_of), which has Latin quotes
+    assert break_lines(TYPED, GOTHIC, SIZE, 500, "en") == ["It’s “late”… – go ‘now’ – in the ’90s."]
+    assert break_lines(TYPED, GOTHIC, SIZE, 500, "ja") == [TYPED]
 
 
 def test_japanese_text_and_unspaced_hyphens_keep_their_marks():

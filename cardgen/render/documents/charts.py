@@ -8,10 +8,12 @@ into the page as they are, no rasterising and no re-interpretation of matplotlib
 Measured against svglib (matplotlib SVG -> ReportLab Drawing) on the llll length histogram:
 svglib is faster (0.31 s against 0.50 s a chart) but its drawing brings an unembedded
 Helvetica into the page resources and re-lays out matplotlib's text; the PDF route keeps
-matplotlib's exact output, embeds IPAex only (about 9 KB a chart) and pypdf is pure Python.
+matplotlib's exact output, embeds only the faces it sets (about 9 KB a chart) and pypdf is pure Python.
 
-Every figure here uses one set of defaults (`pyplot()`): IPAex Gothic for every text (no
-DejaVu, no Type 3), integer ticks for counts, axis titles, light grid.
+Every figure here uses one set of defaults (`pyplot(lang)`): the report language's faces for
+every text (IPAex Gothic in Japanese; Liberation Sans in a Latin language, IPAex for a character
+it lacks, as `fonts.face_of` chooses; no DejaVu, no Type 3), integer ticks for counts, axis
+titles, light grid.
 """
 
 from __future__ import annotations
@@ -24,10 +26,9 @@ from typing import Sequence
 from reportlab.lib.units import mm
 
 from ... import printed
-from ...fonts import FONT_FILES, GOTHIC, fonts_dir
+from ...fonts import GOTHIC, draw_string, face_files
 from .pages import MARGIN, PageWriter
 
-FAMILY = "IPAexGothic"
 BAR = "#4c72b0"
 BAR_ALT = "#dd8452"
 REFERENCE = "#c44e52"
@@ -35,20 +36,20 @@ INK = "#262626"
 MAX_BINS = 14  # a histogram wider than this is binned (readable labels on an A4 half page)
 
 
-def pyplot():
-    """matplotlib's pyplot on the Agg backend with IPAex Gothic registered for every text and
-    TrueType embedding (pdf.fonttype 42), so a PDF it writes embeds all its fonts."""
+def pyplot(lang: str = "ja"):
+    """matplotlib's pyplot on the Agg backend with the faces of `lang` registered for every text
+    (matplotlib falls back from one to the next per character) and TrueType embedding
+    (pdf.fonttype 42), so a PDF it writes embeds all its fonts."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     from matplotlib import font_manager
     import matplotlib.pyplot as plt
 
-    if FAMILY not in {f.name for f in font_manager.fontManager.ttflist}:
-        font_manager.fontManager.addfont(str(fonts_dir() / FONT_FILES[GOTHIC]))
+    families = [_family(font_manager, path) for path in face_files(GOTHIC, lang)]
     matplotlib.rcParams.update({
-        "font.family": [FAMILY], "pdf.fonttype": 42, "ps.fonttype": 42,
-        "mathtext.fontset": "custom", "mathtext.rm": FAMILY, "mathtext.it": FAMILY, "mathtext.bf": FAMILY,
+        "font.family": families, "pdf.fonttype": 42, "ps.fonttype": 42,
+        "mathtext.fontset": "custom", "mathtext.rm": families[0], "mathtext.it": families[0], "mathtext.bf": families[0],
         "axes.unicode_minus": False, "font.size": 8, "axes.titlesize": 9, "axes.labelsize": 8,
         "xtick.labelsize": 7.5, "ytick.labelsize": 7.5, "legend.fontsize": 7.5,
         "axes.edgecolor": "#555555", "axes.linewidth": 0.6, "text.color": INK,
@@ -56,6 +57,15 @@ def pyplot():
         "pdf.compression": 9,
     })
     return plt
+
+
+def _family(font_manager, path) -> str:
+    """The family name of the bundled font file `path`, registered with matplotlib once."""
+    known = {entry.fname: entry.name for entry in font_manager.fontManager.ttflist}
+    if str(path) not in known:
+        font_manager.fontManager.addfont(str(path))
+        return font_manager.FontProperties(fname=str(path)).get_name()
+    return known[str(path)]
 
 
 @dataclass(frozen=True)
@@ -306,7 +316,7 @@ class ChartRows:
 
     def __init__(self, writer: PageWriter):
         self.writer = writer
-        self.plt = pyplot()
+        self.plt = pyplot(writer.lang)
         self.placements: list[Placement] = []
 
     def widths(self, count: int) -> float:
@@ -323,7 +333,7 @@ class ChartRows:
         for (title, _fig), chart in zip(items, charts):
             writer.canvas.setFont(writer.font, TITLE_SIZE)
             writer.canvas.setFillColorRGB(0.15, 0.15, 0.15)
-            writer.canvas.drawString(x, writer.y - TITLE_SIZE, title)
+            draw_string(writer.canvas, x, writer.y - TITLE_SIZE, title, writer.lang)
             self.placements.append(Placement(writer.page - 1, x, writer.y - title_h - chart.height, chart))
             x += chart.width + ROW_GAP
         writer.y -= title_h + height + 3 * mm

@@ -11,9 +11,9 @@ from typing import Any, Sequence
 
 import yaml
 from reportlab.lib.units import mm
-from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
+from ...fonts import draw_string, string_width
 from ...io import paths
 from ...io.reader import SchemaReader
 from ...io.schema import Anything, Bool, Dict, Int, List, Map, Num, Str, validate
@@ -161,10 +161,7 @@ class Figure(Flowable):
         canv.setFont(font, size)
         y = top - size
         for line in self._text_lines(text, size, width, font):
-            if align == "center":
-                canv.drawCentredString(cx, y, line)
-            else:
-                canv.drawString(cx, y, line)
+            draw_string(canv, cx, y, line, self.lang, "centre" if align == "center" else "left")
             y -= size * 1.2
         return y
 
@@ -201,15 +198,15 @@ class Figure(Flowable):
             if shown is not None:
                 # a real card at figure scale is a picture: its label sits on a white plate to stay legible,
                 # as wide as the card so it never leaves fragments of the card's own text beside it
-                widest = max([pdfmetrics.stringWidth(l, self.gothic, size) for l in lines]
-                             + [pdfmetrics.stringWidth(mark, self.gothic, mark_size)])
+                widest = max([string_width(l, self.gothic, size, self.lang) for l in lines]
+                             + [string_width(mark, self.gothic, mark_size, self.lang)])
                 plate = min(max(widest + 4, 0.86 * pw), pw)
                 canv.setFillColorRGB(1, 1, 1)
                 canv.roundRect(x0 + pw / 2 - plate / 2, top - total - 1.5, plate, total + 2.5, 1.5, stroke=0, fill=1)
             if mark:
                 canv.setFillColorRGB(*self.colours["accent"])
                 canv.setFont(self.gothic, mark_size)
-                canv.drawCentredString(x0 + pw / 2, top - mark_size * 0.95, mark)
+                draw_string(canv, x0 + pw / 2, top - mark_size * 0.95, mark, self.lang, "centre")
             if text:
                 self._draw_text(text, x0 + pw / 2, top - mark_h, pw - 0.12 * self.unit, size, self.gothic, color=color)
 
@@ -460,4 +457,4 @@ class CardAnatomy(Flowable):
             size = 8.5 if n < 10 else 7.0
             canv.setFillColorRGB(1, 1, 1)
             canv.setFont(self.gothic, size)
-            canv.drawCentredString(mx, my - size * 0.36, str(n))
+            draw_string(canv, mx, my - size * 0.36, str(n), self.lang, "centre")

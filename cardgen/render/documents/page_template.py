@@ -9,7 +9,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable
 from reportlab.platypus.doctemplate import BaseDocTemplate
 
-from ...fonts import register_fonts
+from ...fonts import draw_string, register_fonts
 
 
 class _PageTotal(Flowable):
@@ -46,7 +46,8 @@ class _PageTotal(Flowable):
         pass
 
 
-def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str, str], total: _PageTotal) -> Callable:
+def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str, str], total: _PageTotal,
+                    lang: str) -> Callable:
     page = style["page"]
     colours = style["colours"]
     gothic, _ = fonts
@@ -60,13 +61,13 @@ def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str,
         canv.setFont(gothic, 8)
         canv.setFillColorRGB(*colours["muted"])
         if number > 1:
-            canv.drawString(page["margin_inner"] * mm, h - page["header_offset"] * mm, header)
+            draw_string(canv, page["margin_inner"] * mm, h - page["header_offset"] * mm, header, lang)
             canv.setStrokeColorRGB(*colours["rule"])
             canv.setLineWidth(0.4)
             y = h - page["header_offset"] * mm - 3
             canv.line(page["margin_inner"] * mm, y, w - page["margin_outer"] * mm, y)
         shown = total.last if total.last is not None else "?"
-        canv.drawCentredString(w / 2, page["footer_offset"] * mm, footer_fmt.format(page=number, total=shown))
+        draw_string(canv, w / 2, page["footer_offset"] * mm, footer_fmt.format(page=number, total=shown), lang, "centre")
         canv.restoreState()
 
     return decorate

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from ...fonts import GOTHIC
+from ...fonts import GOTHIC, draw_string
 from ...model import Game, Text
 from ..print.sheet import PAPERS, new_canvas
 from .paragraph import TextBlock, TStyle
@@ -70,9 +70,9 @@ class PageWriter:
         if self.draws:
             c.setFillColorRGB(*INK)
             c.setFont(self.font, 8)
-            c.drawString(MARGIN, self.page_h - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}")
-            c.drawRightString(self.page_w - MARGIN, 8 * mm, str(self.page))
-            c.drawString(MARGIN, 8 * mm, "cardgen")  # the game's title heads the page; its id is internal
+            draw_string(c, MARGIN, self.page_h - 10 * mm, f"{self.game.title.get(self.lang)} — {self.document_title}", self.lang)
+            draw_string(c, self.page_w - MARGIN, 8 * mm, str(self.page), self.lang, "right")
+            draw_string(c, MARGIN, 8 * mm, "cardgen", self.lang)  # the game's title heads the page; its id is internal
         self.y = self.page_h - 18 * mm
         if heading:
             self.heading(heading)
@@ -87,7 +87,7 @@ class PageWriter:
         if self.draws:
             self.canvas.setFillColorRGB(*INK)
             self.canvas.setFont(self.font, size)
-            self.canvas.drawString(MARGIN, self.y - size, text)
+            draw_string(self.canvas, MARGIN, self.y - size, text, self.lang)
         self.y -= size * 1.6
 
     def style(self, size: float, leading: float | None = None, **kw) -> TStyle:

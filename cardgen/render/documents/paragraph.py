@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from ...fonts import has_glyph, latin_face
+from ...fonts import draw_string, face_runs
 from ...memo import Memo
 from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points, typographic_runs
 from .page_template import layout_only as _layout_only
@@ -131,10 +131,11 @@ class TextBlock(Flowable):
         """The font of each character: the style's, and in a Latin-script language the Latin face
         for each character it has (fonts by script: IPAex sets ’ „ “ full-width)."""
         out: list[str] = []
+        glyphs = self.style.glyphs  # drawn as shapes in the style font's advance (`_draw_suit_glyph`)
         for t, strong in self.runs:
             base = self.style.strong if strong else self.style.font
-            latin = latin_face(base, self.lang, strong)
-            out.extend([base] * len(t) if latin is None else [latin if has_glyph(latin, ch) else base for ch in t])
+            for piece, face in face_runs(t, base, self.lang, strong):
+                out.extend(base if ch in glyphs else face for ch in piece)
         return out
 
     def _measure(self, text: str, fonts: Sequence[str]) -> float:
@@ -278,7 +279,7 @@ class TextBlock(Flowable):
             x += inner - line.width
         if index == 0 and self.bullet:
             canv.setFont(st.font, st.size)
-            canv.drawString(x0 + st.left - st.bullet_width, baseline, self.bullet)
+            draw_string(canv, x0 + st.left - st.bullet_width, baseline, self.bullet, self.lang)
         text_pieces = [p for p in line.pieces if p[2]]
         if text_pieces:
             t = canv.beginText(x, baseline)

@@ -17,6 +17,7 @@ import yaml
 from reportlab.lib.units import mm
 
 from ...errors import DataError, Problem
+from ...fonts import draw_string
 from ...io import paths, sandbox
 from ...io.reader import SchemaReader, construct_scalar, display_path, where
 from ...langs import LANGUAGES, SUPPORTED
@@ -383,14 +384,14 @@ def _draw_feedback(writer: PageWriter, lang: str, feedback: dict) -> None:
             low, high = text_of(question["low"], lang), text_of(question["high"], lang)
             c.setFont(writer.font, 8)
             c.setFillColorRGB(*INK)
-            c.drawString(MARGIN + 4 * mm, writer.y - 6 * mm, low)
+            draw_string(c, MARGIN + 4 * mm, writer.y - 6 * mm, low, lang)
             x0 = MARGIN + 48 * mm
             for i in range(scale):
                 x = x0 + i * 14 * mm
                 c.setStrokeColorRGB(*RULE)
                 c.circle(x, writer.y - 5 * mm, 2.6 * mm, stroke=1, fill=0)
-                c.drawCentredString(x, writer.y - 10.5 * mm, str(i + 1))
-            c.drawString(x0 + scale * 14 * mm - 4 * mm, writer.y - 6 * mm, high)
+                draw_string(c, x, writer.y - 10.5 * mm, str(i + 1), lang, "centre")
+            draw_string(c, x0 + scale * 14 * mm - 4 * mm, writer.y - 6 * mm, high, lang)
             writer.y -= 15 * mm
         else:
             lines = int(question.get("lines", 3))
@@ -425,9 +426,9 @@ def _draw_tokens(writer: PageWriter, game: Game, lang: str, tokens: list[dict]) 
                 c.circle(cx, cy, diameter / 2, stroke=1, fill=1)
                 c.setFillColorRGB(*INK)
                 c.setFont(writer.font, diameter * 0.42)
-                c.drawCentredString(cx, cy - diameter * 0.08, label)
+                draw_string(c, cx, cy - diameter * 0.08, label, lang, "centre")
                 c.setFont(writer.font, diameter * 0.16)
-                c.drawCentredString(cx, cy - diameter * 0.33, caption)
+                draw_string(c, cx, cy - diameter * 0.33, caption, lang, "centre")
             writer.y -= diameter + 2 * mm
         writer.y -= 3 * mm
 
@@ -470,7 +471,7 @@ def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> 
             writer.new_page()
             c.setFont(writer.font, 7)
             side_word = words.word("playtest.draft_backs" if side == "back" else "playtest.draft_fronts", lang, game)
-            c.drawCentredString(writer.page_w / 2, 8 * mm, f"{words.word('playtest.draft_title', lang, game)} — {side_word}")  # beside the page footer
+            draw_string(c, writer.page_w / 2, 8 * mm, f"{words.word('playtest.draft_title', lang, game)} — {side_word}", lang, "centre")  # beside the page footer
             for slot, card in enumerate(sheet):
                 x, y = layout.front_position(slot) if side == "front" else layout.back_position(slot, "long")
                 fields = front_fields if side == "front" else back_fields
@@ -480,14 +481,14 @@ def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> 
                 c.rect(x * mm, y * mm, card_w * mm, card_h * mm, stroke=1, fill=0)
                 c.setFillColorRGB(0.1, 0.1, 0.1)
                 c.setFont(writer.font, 6.5)
-                c.drawRightString((x + card_w - 3) * mm, (y + card_h - 5) * mm, card.id)
+                draw_string(c, (x + card_w - 3) * mm, (y + card_h - 5) * mm, card.id, lang, "right")
                 c.setFont(writer.font, 10)
-                c.drawString((x + 3) * mm, (y + card_h - 9) * mm, title)
+                draw_string(c, (x + 3) * mm, (y + card_h - 9) * mm, title, lang)
                 body = "\n".join(_field_lines(game, lang, card, fields))
                 fitted = fit_text(body, writer.font, (card_w - 6) * mm, (card_h - 15) * mm, 7.5, 4.5, lang)
                 c.setFillColorRGB(0.25, 0.25, 0.25)
                 c.setFont(writer.font, fitted.size)
                 line_y = (y + card_h - 13) * mm - fitted.size
                 for line in fitted.lines:
-                    c.drawString((x + 3) * mm, line_y, line)
+                    draw_string(c, (x + 3) * mm, line_y, line, lang)
                     line_y -= fitted.leading

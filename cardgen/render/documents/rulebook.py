@@ -34,14 +34,13 @@ from typing import Any, Callable
 
 from reportlab.lib.pagesizes import A4, letter
 from reportlab.lib.units import mm
-from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Spacer
 from reportlab.platypus.doctemplate import LayoutError as _PlatypusLayoutError, PageTemplate
 from reportlab.platypus.frames import Frame
 
 from ...errors import DataError, Problem
 from ...files import write_atomic
-from ...fonts import register_fonts
+from ...fonts import register_fonts, string_width
 from ...io import paths, sandbox
 from ...io.reader import display_path, read_text
 from ...model import Game, Location
@@ -209,7 +208,7 @@ class _Builder(Directives):
                 bw = self.types["body"]["size"] * (1.0 if self.lang == "ja" else 0.9)
             else:
                 bullet = marker = number_marker(marker, block.level, self.lang)
-                bw = pdfmetrics.stringWidth(marker, self.body_font, self.types["body"]["size"]) + 4
+                bw = string_width(marker, self.body_font, self.types["body"]["size"], self.lang) + 4
                 bw = max(bw, 13.0)
                 indent = max(indent, bw + 1 + 13.0 * block.level)
             return [TextBlock(block.text, self.lang, self.ts("body", left=indent, bullet_width=bw, space_after=2.5), bullet=bullet)]
@@ -283,12 +282,12 @@ def build_rulebook(game: Game, lang: str, paper: str | None = None) -> bytes:
         leftMargin=page["margin_inner"] * mm, rightMargin=page["margin_outer"] * mm,
         topMargin=page["margin_top"] * mm, bottomMargin=page["margin_bottom"] * mm,
         title=title, author="cardgen", creator="cardgen", subject=game.title.get("en"),
-        lang="ja-JP" if lang == "ja" else "en",
+        lang="ja-JP" if lang == "ja" else lang,
     )
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body",
                   leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     total = _PageTotal(doc)
-    decorate = _page_decorator(game.title.get(lang), builder.labels["page_of"], style, builder.fonts, total)
+    decorate = _page_decorator(game.title.get(lang), builder.labels["page_of"], style, builder.fonts, total, lang)
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=decorate)])
     story = [total] + builder.flowables(doc.width)
     try:

@@ -26,7 +26,7 @@ from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 
 from ... import words
 from ...files import write_atomic
-from ...fonts import register_fonts
+from ...fonts import draw_string, register_fonts, string_width
 from ...langs import suffix as lang_suffix
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
 from ...model import Game, Text
@@ -151,7 +151,7 @@ def default_styles() -> dict[str, TStyle]:
 def Lines(text: str, lang: str, style: TStyle, bullet: str = "") -> TextBlock:
     """A paragraph of the sheet (data text: `**` in it is printed, not bold), with an optional bullet."""
     if bullet:
-        width = pdfmetrics.stringWidth(bullet, style.font, style.size)
+        width = string_width(bullet, style.font, style.size, lang)
         style = replace(style, left=width, bullet_width=width)
     return TextBlock([(text, False)], lang, style, bullet=bullet or None)
 
@@ -196,22 +196,22 @@ class CardChips(Flowable):
         for std, suits, count in self._merged():
             if std.is_joker:
                 label = _w({None: "joker", "red": "red_joker", "black": "black_joker"}[std.suit], self.lang)
-                width = suit_width(s) + 2 + pdfmetrics.stringWidth(label, self.font, s * 0.85)
+                width = suit_width(s) + 2 + string_width(label, self.font, s * 0.85, self.lang)
             elif self.lead:
                 label = std.rank_label
-                width = pdfmetrics.stringWidth(label, self.font, s)
+                width = string_width(label, self.font, s, self.lang)
             else:
                 label = std.rank_label
                 width = self._rank_width(label) + 1.5 + len(suits) * suit_width(s * 0.9) + (len(suits) - 1) * 0.8
             extra = f"×{count}" if count > 1 else ""
             if extra:
-                width += 1.5 + pdfmetrics.stringWidth(extra, self.font, s * 0.75)
+                width += 1.5 + string_width(extra, self.font, s * 0.75, self.lang)
             out.append((width, (std, suits, label, extra)))
         return out
 
     def _rank_width(self, label: str) -> float:
         """A rank's room before its suits: that of the widest rank ("10"), so suits line up in a column."""
-        return max(pdfmetrics.stringWidth(label, self.font, self.size), pdfmetrics.stringWidth("10", self.font, self.size))
+        return max(string_width(label, self.font, self.size, self.lang), string_width("10", self.font, self.size, self.lang))
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
         gap = self.size * 0.7
@@ -248,11 +248,11 @@ class CardChips(Flowable):
                     draw_suit(c, std.suit, x + suit_width(s) / 2, y + s * 0.36, s * 0.95)
                     c.setFillColor(colour)
                     c.setFont(self.font, s * 0.85)
-                    c.drawString(x + suit_width(s) + 2, y, label)
+                    draw_string(c, x + suit_width(s) + 2, y, label, self.lang)
                 else:
                     c.setFillColor(colour)
                     c.setFont(self.font, s)
-                    c.drawString(x, y, label)
+                    draw_string(c, x, y, label, self.lang)
                     if not self.lead:
                         sx = x + self._rank_width(label) + 1.5
                         for suit in suits:
@@ -261,7 +261,7 @@ class CardChips(Flowable):
                 if extra:
                     c.setFillColor(GREY)
                     c.setFont(self.font, s * 0.75)
-                    c.drawString(x + width - pdfmetrics.stringWidth(extra, self.font, s * 0.75), y, extra)
+                    draw_string(c, x + width - string_width(extra, self.font, s * 0.75, self.lang), y, extra, self.lang)
                 x += width + gap
 
 
@@ -274,7 +274,7 @@ class SuitLine(Flowable):
         self.font = register_fonts()[0]
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        self.cell = max(pdfmetrics.stringWidth(f"{name} → ", self.font, self.size) for name, _ in self.pairs) + suit_width(self.size) + 6 * mm
+        self.cell = max(string_width(f"{name} → ", self.font, self.size, self.lang) for name, _ in self.pairs) + suit_width(self.size) + 6 * mm
         self.per_row = max(1, int(avail_width // self.cell))
         rows = math.ceil(len(self.pairs) / self.per_row)
         self.width, self.height = avail_width, rows * self.size * 1.45
@@ -290,8 +290,8 @@ class SuitLine(Flowable):
             c.setFont(self.font, s)
             c.setFillColor(BLACK)
             text = f"{name} → "
-            c.drawString(x, y, text)
-            draw_suit(c, suit, x + pdfmetrics.stringWidth(text, self.font, s) + suit_width(s) / 2, y + s * 0.36, s)
+            draw_string(c, x, y, text, self.lang)
+            draw_suit(c, suit, x + string_width(text, self.font, s, self.lang) + suit_width(s) / 2, y + s * 0.36, s)
 
 
 # --- content ----------------------------------------------------------------------------------
@@ -526,8 +526,8 @@ def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
         canvas.saveState()
         canvas.setFont(gothic, 7.5)
         canvas.setFillColor(GREY)
-        canvas.drawString(MARGIN, MARGIN, f"{game.title.get(lang)} — {_w('title', lang)}")
-        canvas.drawRightString(pagesize[0] - MARGIN, MARGIN, str(document.page))
+        draw_string(canvas, MARGIN, MARGIN, f"{game.title.get(lang)} — {_w('title', lang)}", lang)
+        draw_string(canvas, pagesize[0] - MARGIN, MARGIN, str(document.page), lang, "right")
         canvas.restoreState()
 
     story = mapping_appendix_flowables(game, lang, heading=title, report=report)

@@ -7,9 +7,10 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 from reportlab.platypus.doctemplate import BaseDocTemplate
+
+from ...fonts import draw_string, string_width
 
 from .page_template import layout_only as _layout_only
 from .paragraph import Heading, TextBlock, TStyle
@@ -39,7 +40,7 @@ class _TocLine(Flowable):
 
     def wrap(self, aw, ah):
         self.width = aw
-        self.page_w = pdfmetrics.stringWidth(str(self.page), self.style.font, self.style.size) + 4
+        self.page_w = string_width(str(self.page), self.style.font, self.style.size, self.block.lang) + 4
         _, h = self.block.wrap(aw - self.page_w - 14, ah)
         self.height = h
         return aw, h
@@ -56,18 +57,18 @@ class _TocLine(Flowable):
         x_num = self.width - self.page_w + 4
         canv.setFillColorRGB(*st.color)
         canv.setFont(st.font, st.size)
-        canv.drawRightString(self.width, y, str(self.page))
+        draw_string(canv, self.width, y, str(self.page), self.block.lang, "right")
         canv.setFillColorRGB(0.6, 0.6, 0.6)
         dot = "."
         gap = 2.2
-        dw = pdfmetrics.stringWidth(dot, st.font, st.size) + gap
+        dw = string_width(dot, st.font, st.size, self.block.lang) + gap
         x = x_end + 2
         # Align the dots on a grid so the leaders of all lines line up; one string with
         # character spacing puts the dots where one drawString per dot did.
         x = (int(x / dw) + 1) * dw
         count = max(0, math.ceil((x_num - dw - x) / dw))
         if count:
-            canv.drawString(x, y, dot * count, charSpace=gap)
+            draw_string(canv, x, y, dot * count, self.block.lang, char_space=gap)
         canv.linkRect("", self.key, (0, 0, self.width, self.height), relative=1, thickness=0)
 
 

@@ -57,12 +57,11 @@ from typing import Callable, Iterable, Sequence
 
 from reportlab import rl_config
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from ... import printed, words
 from ...errors import CardgenError
-from ...fonts import GOTHIC, register_fonts
+from ...fonts import GOTHIC, draw_string, register_fonts, string_width
 from ...text import break_lines
 
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -902,15 +901,15 @@ def footer_text(game, layout: SheetLayout, n: int, m: int, side: str, ids: Seque
     for ids_text in id_forms:
         text = " · ".join(part for part in (head, ids_text, tail) if part)
         for size in (FOOTER_PT, 5.5, 5.0, FOOTER_MIN_PT):
-            if stringWidth(text, GOTHIC, size) <= max_len_mm * mm:
+            if string_width(text, GOTHIC, size, lang) <= max_len_mm * mm:
                 return text, size
     text = " · ".join(part for part in (head, id_forms[-1], w('scale')) if part)
-    while stringWidth(text, GOTHIC, FOOTER_MIN_PT) > max_len_mm * mm and len(text) > 10:
+    while string_width(text, GOTHIC, FOOTER_MIN_PT, lang) > max_len_mm * mm and len(text) > 10:
         text = text[:-2] + "…"
     return text, FOOTER_MIN_PT
 
 
-def draw_footer(c: Canvas, layout: SheetLayout, text: str, size: float, side: str | None = None) -> None:
+def draw_footer(c: Canvas, layout: SheetLayout, lang: str, text: str, size: float, side: str | None = None) -> None:
     W, H, m = layout.page_w, layout.page_h, layout.margin
     c.saveState()
     c.setFillColorRGB(0, 0, 0)
@@ -919,14 +918,14 @@ def draw_footer(c: Canvas, layout: SheetLayout, text: str, size: float, side: st
     ascent = 0.88 * size / mm * 1.0
     side = side or layout.footer_side
     if side == "bottom":
-        c.drawCentredString(W / 2 * mm, (m + descent + 0.2) * mm, text)
+        draw_string(c, W / 2 * mm, (m + descent + 0.2) * mm, text, lang, "centre")
     elif side == "top":
-        c.drawCentredString(W / 2 * mm, (H - m - ascent - 0.2) * mm, text)
+        draw_string(c, W / 2 * mm, (H - m - ascent - 0.2) * mm, text, lang, "centre")
     else:
         x = (W - m - descent - 0.2) if side == "right" else (m + ascent + 0.2)
         c.translate(x * mm, H / 2 * mm)
         c.rotate(90)
-        c.drawCentredString(0, 0, text)
+        draw_string(c, 0, 0, text, lang, "centre")
     c.restoreState()
 
 
@@ -986,7 +985,7 @@ def sheets_pdf(
             draw_corner_guides(c, corner_guides(layout, positions, corner_radius))
         draw_lines(c, crop_mark_lines(layout, positions))
         ids = [pairs[p.index][0].card.id for p in sheet]
-        draw_footer(c, layout, *footer_text(game, layout, n, len(sheets), "front", ids, flip, lang, along))
+        draw_footer(c, layout, lang, *footer_text(game, layout, n, len(sheets), "front", ids, flip, lang, along))
         c.showPage()
 
     def backs(n: int, sheet: list[Placement]) -> None:
@@ -995,7 +994,7 @@ def sheets_pdf(
             forms.place(name, *p.back, turn=back_turn)
         draw_lines(c, crop_mark_lines(layout, [p.back for p in sheet], back_side))
         ids = [pairs[p.index][1].card.id for p in sheet]
-        draw_footer(c, layout, *footer_text(game, layout, n, len(sheets), "back", ids, flip, lang, along), back_side)
+        draw_footer(c, layout, lang, *footer_text(game, layout, n, len(sheets), "back", ids, flip, lang, along), back_side)
         c.showPage()
 
     if imposition == "gutterfold":
@@ -1011,7 +1010,7 @@ def sheets_pdf(
             draw_fold(c, layout, lang)
             draw_lines(c, crop_mark_lines(layout, positions + [p.back for p in sheet]))
             ids = [pairs[p.index][0].card.id for p in sheet]
-            draw_footer(c, layout, *footer_text(game, layout, n, len(sheets), "fold", ids, flip, lang, along))
+            draw_footer(c, layout, lang, *footer_text(game, layout, n, len(sheets), "fold", ids, flip, lang, along))
             c.showPage()
             if progress:
                 progress(len(sheet))
@@ -1067,14 +1066,14 @@ def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_she
     for page in range(pages):
         c.setFillColorRGB(0, 0, 0)
         c.setFont(GOTHIC, 13)
-        c.drawString(m * mm, (H - m - 6) * mm, f"{game.heading(lang)} — {words.word('checklist.title', lang, game)}"
-                     + (f" ({page + 1}/{pages})" if pages > 1 else ""))
+        draw_string(c, m * mm, (H - m - 6) * mm, f"{game.heading(lang)} — {words.word('checklist.title', lang, game)}"
+                    + (f" ({page + 1}/{pages})" if pages > 1 else ""), lang)
         c.setFont(GOTHIC, 8)
-        c.drawString(m * mm, (H - m - 11) * mm, words.word("checklist.intro", lang, game, n=len(rows), s=n_sheets))
+        draw_string(c, m * mm, (H - m - 11) * mm, words.word("checklist.intro", lang, game, n=len(rows), s=n_sheets), lang)
         chunk = rows[page * per_page:(page + 1) * per_page]
         # the number column is as wide as the widest card number; a game whose ids are generated
         # (sun-1) prints none: names only
-        id_w = (max(stringWidth(r[0], GOTHIC, 7.5) for r in rows) / mm + 2) if game.numbered else 0.0
+        id_w = (max(string_width(r[0], GOTHIC, 7.5, lang) for r in rows) / mm + 2) if game.numbered else 0.0
         for i, (card_id, name, copy) in enumerate(chunk):
             col, row = divmod(i, per_col)
             x = m + col * (col_w + 4)
@@ -1088,13 +1087,13 @@ def draw_checklist(c: Canvas, game, pairs, layout: SheetLayout, lang: str, n_she
             c.setFillColorRGB(0, 0, 0)
             c.setFont(GOTHIC, 7.5)
             if id_w:
-                c.drawString((x + 5.5) * mm, (y + 1.5) * mm, card_id)
-            c.drawRightString((x + col_w - 0.5) * mm, (y + 1.5) * mm, copy)
+                draw_string(c, (x + 5.5) * mm, (y + 1.5) * mm, card_id, lang)
+            draw_string(c, (x + col_w - 0.5) * mm, (y + 1.5) * mm, copy, lang, "right")
             room = (col_w - 5.5 - id_w - 8) * mm
             text = name
-            while text and stringWidth(text, GOTHIC, 7.5) > room:
+            while text and string_width(text, GOTHIC, 7.5, lang) > room:
                 text = text[:-2] + "…"
-            c.drawString((x + 5.5 + id_w) * mm, (y + 1.5) * mm, text)
+            draw_string(c, (x + 5.5 + id_w) * mm, (y + 1.5) * mm, text, lang)
         c.showPage()
 
 
@@ -1169,7 +1168,7 @@ def calibration_pdf(layout: SheetLayout, duplex: str, offset: tuple[float, float
     c = new_canvas(buffer, (W, H), t("title"))
     # front
     steps = [t(f"step{i}", edge=t(duplex)) for i in range(1, 5)]
-    _cal_text_block(c, layout, t("title"), steps + [t("now", x=_num(offset[0]), y=_num(offset[1]))])
+    _cal_text_block(c, layout, lang, t("title"), steps + [t("now", x=_num(offset[0]), y=_num(offset[1]))])
     c.saveState()
     c.setLineWidth(0.5)
     xb, yb = geo.x_base, geo.y_base
@@ -1179,16 +1178,16 @@ def calibration_pdf(layout: SheetLayout, duplex: str, offset: tuple[float, float
         length = CAL_TICK_MM + (2.0 if v == 0 else 0.0)
         c.setFont(GOTHIC, 7 if v == 0 else 5.5)
         c.line(xt * mm, xb * mm, xt * mm, (xb + length) * mm)
-        c.drawCentredString(xt * mm, (xb + length + 1.2) * mm, _signed(v))
+        draw_string(c, xt * mm, (xb + length + 1.2) * mm, _signed(v), lang, "centre")
         c.line(yb * mm, yt * mm, (yb + length) * mm, yt * mm)
-        c.drawString((yb + length + 1.2) * mm, (yt - 0.7) * mm, _signed(v))
+        draw_string(c, (yb + length + 1.2) * mm, (yt - 0.7) * mm, _signed(v), lang)
     c.setFont(GOTHIC, 9)
-    c.drawCentredString(W / 2 * mm, (xb + 12) * mm, t("x"))
-    c.drawString((yb + 16) * mm, (geo.y_ticks[len(geo.y_ticks) // 2] - 1.2) * mm, t("y"))
+    draw_string(c, W / 2 * mm, (xb + 12) * mm, t("x"), lang, "centre")
+    draw_string(c, (yb + 16) * mm, (geo.y_ticks[len(geo.y_ticks) // 2] - 1.2) * mm, t("y"), lang)
     c.restoreState()
     c.showPage()
     # back: one line per tick, placed like every back
-    _cal_text_block(c, layout, t("back_title"), [t("back_step")])
+    _cal_text_block(c, layout, lang, t("back_title"), [t("back_step")])
     c.saveState()
     c.setLineWidth(0.5)
     c.lines([tuple(v * mm for v in seg) for seg in geo.x_lines + geo.y_lines])
@@ -1202,7 +1201,7 @@ def _signed(v: float) -> str:
     return "0" if v == 0 else f"{v:+g}".replace("-", "−")
 
 
-def _cal_text_block(c: Canvas, layout: SheetLayout, title: str, lines: Sequence[str]) -> None:
+def _cal_text_block(c: Canvas, layout: SheetLayout, lang: str, title: str, lines: Sequence[str]) -> None:
     W, H, m = layout.page_w, layout.page_h, layout.margin
     width = W - 2 * m - 20
     x = m + 10
@@ -1210,18 +1209,17 @@ def _cal_text_block(c: Canvas, layout: SheetLayout, title: str, lines: Sequence[
     c.saveState()
     c.setFillColorRGB(0, 0, 0)
     c.setFont(GOTHIC, 13)
-    c.drawString(x * mm, y * mm, title)
+    draw_string(c, x * mm, y * mm, title, lang)
     y -= 8
     c.setFont(GOTHIC, 8.5)
     for paragraph in lines:
-        for line in wrap(paragraph, GOTHIC, 8.5, width):
-            c.drawString(x * mm, y * mm, line)
+        for line in wrap(paragraph, GOTHIC, 8.5, width, lang):
+            draw_string(c, x * mm, y * mm, line, lang)
             y -= 4.2
         y -= 1.5
     c.restoreState()
 
 
-def wrap(text: str, font: str, size: float, width_mm: float) -> list[str]:
+def wrap(text: str, font: str, size: float, width_mm: float, lang: str) -> list[str]:
     """Break a line for the instructions with the one line breaker (kinsoku for Japanese)."""
-    lang = "ja" if re.search(r"[\u3000-\u9fff\uff00-\uffef]", text) else "en"
     return [line for line in break_lines(text, font, size, width_mm * mm, lang) if line]

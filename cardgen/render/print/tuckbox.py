@@ -47,7 +47,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from ... import words
 from ...errors import CardgenError
-from ...fonts import GOTHIC, MINCHO, register_fonts
+from ...fonts import GOTHIC, MINCHO, draw_string, register_fonts, string_width
 from ...model import Card, Game
 from ...text import break_lines, fit_text
 from .sheet import DEFAULT_MARGIN_MM, PAPERS, PAPER_NAMES, binary_streams, new_canvas
@@ -448,7 +448,7 @@ def _centred(c, text: str, r: Rect, font: str, size: float, ink: str, lang: str,
     top = r.y * mm + (r.h * mm + block) / 2
     for i, line in enumerate(fitted.lines):
         c.setFont(font, s)
-        c.drawCentredString((r.x + r.w / 2) * mm, top - i * fitted.leading - 0.88 * s, line)
+        draw_string(c, (r.x + r.w / 2) * mm, top - i * fitted.leading - 0.88 * s, line, lang, "centre")
     c.restoreState()
 
 
@@ -527,12 +527,12 @@ def _spine(c, title: str, r: Rect, font: str, ink: str, lang: str) -> None:
         _vertical(c, title, (r.x + r.w / 2) * mm, (r.y + r.h / 2) * mm + length / 2, size, font)
     else:
         size = min(14.0, r.w * 0.5 * mm)
-        while size > 4 and stringWidth(title, font, size) > room:
+        while size > 4 and string_width(title, font, size, lang) > room:
             size -= 0.25
         c.setFont(font, size)
         c.translate((r.x + r.w / 2) * mm, (r.y + r.h / 2) * mm)
         c.rotate(-90)
-        c.drawCentredString(0, -0.35 * size, title)
+        draw_string(c, 0, -0.35 * size, title, lang, "centre")
     c.restoreState()
 
 
@@ -569,7 +569,7 @@ def _texts(c, game: Game, box: TuckBox, title: str, lang: str, font: str, ink: s
     c.setFont(GOTHIC, 7)
     c.translate(gx * mm, gy * mm)
     c.rotate(90)
-    c.drawCentredString(0, -2.5, words.word("tuckbox.glue", lang, game))
+    draw_string(c, 0, -2.5, words.word("tuckbox.glue", lang, game), lang, "centre")
     c.restoreState()
 
 
@@ -611,19 +611,19 @@ def _legend(c, game: Game, box: TuckBox, title: str, lang: str, number: int, cou
         size -= 0.25
     top = r.y + r.h - lead  # the first baseline: the line samples
     cut = words.word("tuckbox.cut", lang, game)
-    fx = r.x + 12 + stringWidth(cut, GOTHIC, size) / mm + 6
+    fx = r.x + 12 + string_width(cut, GOTHIC, size, lang) / mm + 6
     c.saveState()
     c.setFillGray(0.2)
     c.setFont(GOTHIC, size)
     c.setLineWidth(LINE_PT)
     c.setStrokeGray(0)
     c.line(r.x * mm, (top + 0.9) * mm, (r.x + 10) * mm, (top + 0.9) * mm)
-    c.drawString((r.x + 12) * mm, top * mm, cut)
+    draw_string(c, (r.x + 12) * mm, top * mm, cut, lang)
     c.setStrokeGray(FOLD_GREY)
     c.setDash(list(FOLD_DASH), 0)
     c.line(fx * mm, (top + 0.9) * mm, (fx + 10) * mm, (top + 0.9) * mm)
     c.setDash([], 0)
-    c.drawString((fx + 12) * mm, top * mm, words.word("tuckbox.fold", lang, game))
+    draw_string(c, (fx + 12) * mm, top * mm, words.word("tuckbox.fold", lang, game), lang)
     for i, line in enumerate(lines):
-        c.drawString(r.x * mm, (top - (i + 1) * lead) * mm, line)
+        draw_string(c, r.x * mm, (top - (i + 1) * lead) * mm, line, lang)
     c.restoreState()
