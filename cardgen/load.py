@@ -174,6 +174,8 @@ def _build_game(r: SchemaReader, root: Path, game_node: yaml.Node | None, cards_
                                       "cards.yaml": Location(display_path(cards_file or root / "cards.yaml"), 1, 1)}
     if "languages" in g:
         locations["languages"] = r.where(g["languages"][0])
+    if "engine" in g:
+        locations["engine"] = r.where(g["engine"][0])
     parameters = _parameters(r, g, engine, locations)
     claims: tuple = ()
     if "claims" in g:

@@ -33,16 +33,21 @@ import yaml
 from .agent_settings import counted
 from .errors import Problem
 from .io.paths import bundled_templates, game_template
-from .io.reader import SchemaReader
+from .io.reader import SchemaReader, display_path
 from .langs import LANGUAGES, MAX_LANGUAGES, SUPPORTED, code_problem
 from .memo import Memo
-from .model import Game, Text
+from .model import Game, Location, Text
 
 WORDS_FILE = "common/words.yaml"
-# The word groups `cardgen build` prints (cards, sheets, rulebook, standard sheet, tuck box,
-# playtest kit, preview): `check` requires them in every declared language. The balance and sweep
-# reports' words (report, sweep) ship in ja and en only; another language gets the English ones.
-BUILD_GROUPS = ("common", "preview", "rulebook", "sheet", "checklist", "calibration", "tuckbox", "standard", "playtest")
+# Which command prints each group of words, so `check` names the words a declared language lacks at
+# the place that asks for them: `cardgen build` prints these (cards, sheets, rulebook, standard sheet,
+# tuck box, playtest kit, preview, TTS), asked for by game.yaml's `languages:`; a game with an engine
+# also has `cardgen report` (the report group and the policies' labels, asked for by its report.yaml)
+# and `cardgen sweep` (the sweep group, asked for by game.yaml's `engine:`). Every group ships in
+# each of `SUPPORTED`.
+BUILD_GROUPS = ("common", "preview", "rulebook", "sheet", "checklist", "calibration", "tuckbox", "standard", "playtest", "tts")
+REPORT_GROUPS = ("report",)
+SWEEP_GROUPS = ("sweep",)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -196,18 +201,37 @@ def has_word(key: str, lang: str, game: Game | None = None) -> bool:
 
 
 def missing_words(game: Game) -> list[Problem]:
-    """For each declared language, the interface words a build prints (BUILD_GROUPS) that neither
-    cardgen nor the game's own words.yaml has, at game.yaml's `languages:` (the line that asks for them)."""
+    """For each declared language, the interface words that neither cardgen nor the game's own
+    words.yaml has, at the place that asks for them: the words a build prints (BUILD_GROUPS) at
+    game.yaml's `languages:`; for a game with an engine, the balance report's words and bot labels
+    at its report.yaml, the sweep's words at game.yaml's `engine:`."""
+    places = [(BUILD_GROUPS, game.where("languages") or game.where("game.yaml"), "languages", "the outputs print")]
+    if game.engine is not None:
+        engine_at = game.where("engine") or game.where("game.yaml")
+        report = game_template(game, "report.yaml")
+        report_at = Location(display_path(report), 1, 1) if report is not None else engine_at
+        places += [(REPORT_GROUPS, report_at, "report.yaml" if report is not None else "engine", "cardgen report prints"),
+                   (SWEEP_GROUPS, engine_at, "engine", "cardgen sweep prints")]
     problems = []
-    at = game.where("languages") or game.where("game.yaml")
     for lang in game.languages:
-        missing = [key for key in bundled().words if key.split(".")[0] in BUILD_GROUPS and not has_word(key, lang, game)]
-        if missing:
-            shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-            problems.append(Problem(at, f"languages: cardgen has no {lang} words for {len(missing)} word(s) the outputs print "
-                                        f"({shown}); add them under words: in the game's templates/words.yaml "
-                                        f"(the keys and the English words are in cardgen's templates/{WORDS_FILE})"))
+        for groups, at, what, printed in places:
+            missing = [key for key in bundled().words if key.split(".")[0] in groups and not has_word(key, lang, game)]
+            if missing:
+                problems.append(Problem(at, f"{what}: cardgen has no {lang} words for {len(missing)} word(s) {printed} "
+                                            f"({_listed(missing)}); add them under words: in the game's templates/words.yaml "
+                                            f"(the keys and the English words are in cardgen's templates/{WORDS_FILE})"))
+            if groups is REPORT_GROUPS:
+                labels = [f"policy.{name}" for name in bundled().labels.get("policy", {})
+                          if not find_label("policy", name, game).has(lang)]  # type: ignore[union-attr]
+                if labels:
+                    problems.append(Problem(at, f"{what}: cardgen has no {lang} labels for {len(labels)} bot(s) {printed} "
+                                                f"({_listed(labels)}); add labels: {{policy: {{{labels[0].split('.', 1)[1]}: "
+                                                f"{{{lang}: ...}}}}}} to game.yaml"))
     return problems
+
+
+def _listed(keys: list[str], most: int = 12) -> str:
+    return ", ".join(keys[:most]) + (f" and {len(keys) - most} more" if len(keys) > most else "")
 
 
 def group(name: str, lang: str, game: Game | None = None) -> dict[str, str]:
@@ -344,6 +368,11 @@ def missing_labels(game: Game) -> list[Problem]:
             example = "{" + ", ".join(f"{lang}: ..." for lang in game.languages) + "}"
             problems.append(Problem(at, f"card_fields.{name}: value(s) {', '.join(missing)} have no label; add "
                                         f"labels: {{{kind}: {{{missing[0]}: {example}}}}} to game.yaml so no id is printed"))
+        for lang in game.languages:  # a bundled label (colours) in a language cardgen has no words for
+            untranslated = [v for v in spec.values if v not in missing and not find_label(kind, v, game).has(lang)]  # type: ignore[union-attr]
+            if untranslated:
+                problems.append(Problem(at, f"card_fields.{name}: cardgen has no {lang} label for {', '.join(untranslated)}; "
+                                            f"add labels: {{{kind}: {{{untranslated[0]}: {{{lang}: ...}}}}}} to game.yaml"))
     kinds: dict[str, set[str]] = {}
     for name, spec in game.field_specs.items():
         if spec.kind == "enum":

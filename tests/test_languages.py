@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from pypdf import PdfReader
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
+CRAZY_EIGHTS = Path(__file__).resolve().parent.parent / "examples" / "crazy-eights" / "crazy-eights"  # a game with an engine
 
 
 def cardgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -42,6 +44,30 @@ def fonts_of(pdf: Path) -> set[str]:
 
 def text_of(pdf: Path) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(pdf).pages)
+
+
+def translated(source: Path, target: Path, languages: tuple[str, ...]) -> Path:
+    """A copy of a ja + en game folder in `languages`, each text the English one (the rules too)."""
+    def each(node):
+        if isinstance(node, dict):
+            if set(node) == {"ja", "en"}:
+                return {lang: node["en"] for lang in languages}
+            return {key: each(value) for key, value in node.items()}
+        return [each(value) for value in node] if isinstance(node, list) else node
+
+    shutil.copytree(source, target)
+    for path in [target / "game.yaml", target / "cards.yaml", *sorted((target / "templates").glob("*.yaml"))]:
+        data = each(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if path.name == "game.yaml":
+            data["languages"] = list(languages)
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    english = (target / "rules.en.md").read_text(encoding="utf-8")
+    for rules in target.glob("rules.*.md"):
+        rules.unlink()
+    for lang in languages:
+        (target / f"rules.{lang}.md").write_text(english, encoding="utf-8")
+    return target
+
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +204,40 @@ def test_a_german_game_in_a_spreadsheet_has_a_column_per_language(tmp_path):
     checked = cardgen("check", "spiel", "--no-simulate", cwd=tmp_path)
     assert checked.returncode == 1
     assert "spiel/cards.csv:1:7: unknown column 'ability_en'" in checked.stderr and "ability_de" in checked.stderr, checked.stderr
+
+
+def test_check_names_the_words_a_language_lacks_where_each_command_prints_them(tmp_path):
+    """Italian, which cardgen ships no words for, in a game with an engine: the build's words at
+    `languages:`, the balance report's words and bot labels at its report.yaml, the sweep's at
+    `engine:`; the game's own words.yaml and labels complete them."""
+    game = translated(CRAZY_EIGHTS, tmp_path / "tombola", ("it",))
+    checked = cardgen("check", "tombola", "--no-simulate", cwd=tmp_path)
+    assert checked.returncode == 1
+    failed = [line.split("FAIL words: ", 1)[1] for line in checked.stdout.splitlines() if "FAIL words:" in line]
+    lines = {key: index + 1 for index, text in enumerate((game / "game.yaml").read_text(encoding="utf-8").splitlines())
+             for key in ("languages", "engine") if text.startswith(f"{key}:")}
+    assert len(failed) == 4, checked.stdout
+    from cardgen.words import bundled
+
+    printed_by_build = [key for key in bundled().words if key.split(".")[0] not in ("report", "sweep")]  # the TTS words too
+    assert failed[0].startswith(f"tombola/game.yaml:{lines['languages']}:1: languages: cardgen has no it words for "
+                                f"{len(printed_by_build)} word(s) the outputs print (common.card, "), failed[0]
+    assert failed[1].startswith("tombola/templates/report.yaml:1:1: report.yaml: cardgen has no it words for 39 word(s) "
+                                "cardgen report prints (report.title, "), failed[1]
+    assert failed[2].startswith("tombola/templates/report.yaml:1:1: report.yaml: cardgen has no it labels for 8 bot(s) "
+                                "cardgen report prints (policy.random, "), failed[2]
+    assert "add labels: {policy: {random: {it: ...}}} to game.yaml" in failed[2]
+    assert failed[3].startswith(f"tombola/game.yaml:{lines['engine']}:1: engine: cardgen has no it words for 25 word(s) "
+                                "cardgen sweep prints (sweep.title, "), failed[3]
+
+    # every word in the game's own words.yaml (here the English ones) and the bots' labels in game.yaml: words pass
+    own = {}
+    for key, text in bundled().words.items():
+        group, name = key.split(".", 1)
+        own.setdefault(group, {})[name] = {"it": text.get("en")}
+    (game / "templates" / "words.yaml").write_text(yaml.safe_dump({"words": own}, allow_unicode=True), encoding="utf-8")
+    data = yaml.safe_load((game / "game.yaml").read_text(encoding="utf-8"))
+    data["labels"]["policy"].update({name: {"it": text.get("en")} for name, text in bundled().labels["policy"].items()})
+    (game / "game.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    checked = cardgen("check", "tombola", "--no-simulate", cwd=tmp_path)
+    assert "FAIL words:" not in checked.stdout and "every interface word is there in it" in checked.stdout, checked.stdout

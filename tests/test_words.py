@@ -12,19 +12,23 @@ from cardgen import words
 from cardgen.checks import label_checks
 from cardgen.engine.simulate import simulate
 from cardgen.errors import DataError
-from cardgen.langs import LANGUAGES
+from cardgen.langs import LANGUAGES, SUPPORTED
 from cardgen.load import bundled_game_ids, bundled_games_dir, load_game
 
 GAMES = bundled_game_ids()
 
 
 def test_every_bundled_word_has_every_language_and_the_same_placeholders():
+    # every language cardgen ships words for (SUPPORTED: ja, en, fr, de), the reports' and sweeps' too
     bundled = words.bundled()
     assert len(bundled.words) > 50
     for key, text in bundled.words.items():
-        found = [set(re.findall(r"\{(\w+)\}", text.get(lang))) for lang in LANGUAGES]
-        assert all(text.get(lang).strip() for lang in LANGUAGES), key
+        assert all(text.has(lang) and text.get(lang).strip() for lang in SUPPORTED), (key, text.languages)
+        found = [set(re.findall(r"\{(\w+)\}", text.get(lang))) for lang in SUPPORTED]
         assert all(f == found[0] for f in found), f"{key}: placeholders differ between languages: {found}"
+    for kind, values in bundled.labels.items():
+        for value, text in values.items():
+            assert all(text.has(lang) and text.get(lang).strip() for lang in SUPPORTED), (kind, value, text.languages)
 
 
 def test_word_fills_placeholders_and_leaves_format_syntax_alone():
