@@ -165,12 +165,16 @@ def resolve_face(root: Path | None, name: str, lang: str, bold: bool) -> tuple[s
 # In a Latin-script language each character the Latin face of that role has is set in it
 # (Liberation Sans for Gothic, Serif for Mincho, their bold for strong text): IPAex sets ’ „ “ and
 # accented letters full-width or poorly. A character the Latin face lacks (a Japanese card name
-# quoted in English text) stays in the Japanese face, so it still prints. Paragraphs, tables,
-# headers and footers, sheets, tuck boxes, charts and the line breaker all ask `face_of` (or
-# `face_runs`, `string_width`, `draw_string` built on it).
+# quoted in English text) is set in the Japanese face of the role, so it still prints. A card's
+# text box in a Latin language is given its Latin face (`resolve_face`) and falls back the same
+# way. Card faces, paragraphs, tables, headers and footers, sheets, tuck boxes, charts and the line
+# breaker all ask `face_of` (or `face_runs`, `string_width`, `draw_string` built on it).
 
 _LATIN_OF = {GOTHIC: (LATIN_SANS, LATIN_SANS_BOLD), GOTHIC_BOLD: (LATIN_SANS_BOLD, LATIN_SANS_BOLD),
              MINCHO: (LATIN_SERIF, LATIN_SERIF_BOLD)}
+# The Japanese face of each Latin one's role and weight (as SCRIPT_FACES pairs them on a card).
+_JAPANESE_OF = {SCRIPT_FACES[(role, False, bold)]: SCRIPT_FACES[(role, True, bold)]
+                for role in ("gothic", "mincho") for bold in (False, True)}
 
 
 def latin_face(font: str, lang: str, strong: bool = False) -> str | None:
@@ -192,15 +196,28 @@ def _is_cjk(lang: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def face_of(char: str, font: str, lang: str, strong: bool = False) -> str:
-    """The font that sets `char` of a text in `lang` whose face is `font` (see above)."""
+    """The font that sets `char` of a text in `lang` whose face is `font` (see above): a bundled
+    Japanese face in a Latin language gives way to its Latin face, a Latin face to its Japanese one
+    for a character it lacks; a Japanese text and a game's own font set everything themselves."""
     latin = latin_face(font, lang, strong)
-    return latin if latin is not None and has_glyph(latin, char) else font
+    if latin is not None:
+        return latin if has_glyph(latin, char) else font
+    japanese = None if _is_cjk(lang) else _JAPANESE_OF.get(font)
+    if japanese is not None and not has_glyph(font, char):
+        register_fonts()
+        return _register_extra(japanese) if japanese in EXTRA_FILES else japanese
+    return font
+
+
+def _mixes(font: str, lang: str) -> bool:
+    """Whether a text in `font` and `lang` may be set in more than one face."""
+    return not _is_cjk(lang) and (font in _LATIN_OF or font in _JAPANESE_OF)
 
 
 def face_runs(text: str, font: str, lang: str, strong: bool = False) -> list[tuple[str, str]]:
     """`text` as (piece, font) runs, each piece set in one font (`face_of`): one run, `font`
     itself, for a Japanese text."""
-    if latin_face(font, lang, strong) is None:
+    if not _mixes(font, lang):
         return [(text, font)] if text else []
     out: list[tuple[str, str]] = []
     for char in text:

@@ -112,7 +112,8 @@ def test_an_english_only_game_prints_no_japanese_face(tmp_path):
 
 
 def test_a_bundled_game_in_english_sets_only_its_japanese_title_in_ipaex(tmp_path):
-    built = cardgen("build", "llll", "--out", "out", "--lang", "en", "--workers", "1", cwd=tmp_path)
+    # with the standard corner index on the faces: its ranks are text of the language too
+    built = cardgen("build", "llll", "--out", "out", "--lang", "en", "--corner-index", "--workers", "1", cwd=tmp_path)
     assert built.returncode == 0, built.stdout + built.stderr
     pdfs = sorted((tmp_path / "out" / "llll").glob("*-en.pdf"))
     assert len(pdfs) == 6 and [problem for pdf in pdfs for problem in misplaced(pdf)] == []

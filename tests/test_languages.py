@@ -129,14 +129,36 @@ def test_a_text_must_be_in_exactly_the_declared_languages(french_english, tmp_pa
     assert "jeu/cards.yaml:10:11: card type 'moon' name: the 'fr' text is missing; every text needs fr, en" in checked.stderr
 
 
-def test_a_character_no_font_has_is_an_error_naming_it(french_english, tmp_path):
+def test_a_japanese_character_on_an_english_card_prints_in_the_japanese_face(french_english, tmp_path):
+    """Fonts by script on a card face too (fonts.face_of): the Latin face sets what it has, the
+    Japanese face of the box's role and weight the rest, so a Japanese name quoted in English prints."""
     game = Path(shutil.copytree(french_english, tmp_path / "jeu"))
     cards = game / "cards.yaml"
     cards.write_text(cards.read_text(encoding="utf-8").replace("en: Moon}", "en: Moon 月}"), encoding="utf-8")
+    built = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--lang", "en", "--workers", "1", cwd=tmp_path)
+    assert built.returncode == 0, built.stdout + built.stderr
+    set_in: dict[str, str] = {}
+
+    def visit(text, cm, tm, font, size):
+        if font is not None and text.strip():
+            name = str(font.get("/BaseFont")).split("+")[-1]
+            set_in[name] = set_in.get(name, "") + text
+
+    moon = next(page for page in PdfReader(tmp_path / "out" / "jeu" / "jeu-print-shop-en.pdf").pages if "Moon" in page.extract_text())
+    moon.extract_text(visitor_text=visit)
+    assert set_in.get("BIZUDGothic-Bold", "").strip() == "月", set_in  # the bold serif name box's Japanese face
+    assert "Moon" in set_in["LiberationSerif-Bold"]
+
+
+def test_a_character_no_font_has_is_an_error_naming_it(french_english, tmp_path):
+    game = Path(shutil.copytree(french_english, tmp_path / "jeu"))
+    cards = game / "cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("en: Moon}", "en: Moon 달}"), encoding="utf-8")
     built = cardgen("build", "jeu", "--out", "out", "--only", "shop", "--lang", "en", cwd=tmp_path)
     assert built.returncode == 1, built.stdout
-    assert re.search(r"error: jeu/cards\.yaml:\d+:\d+: card moon-1: text box 'name' \(en\) holds '月' "
-                     r"\(U\+6708 CJK UNIFIED IDEOGRAPH-6708\), which the font LiberationSerif-Bold does not have", built.stderr), built.stderr
+    assert re.search(r"error: jeu/cards\.yaml:\d+:\d+: card moon-1: text box 'name' \(en\) holds '달' "
+                     r"\(U\+B2EC HANGUL SYLLABLE DAL\), which the font LiberationSerif-Bold \(nor BIZUDGothic-Bold\) "
+                     r"does not have", built.stderr), built.stderr
     assert "Traceback" not in built.stderr
 
 

@@ -18,7 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ...errors import DataError, Problem
 from ...memo import Memo
-from ...fonts import missing_character, resolve_face
+from ...fonts import face_runs, missing_character, resolve_face
 from ...model import Card, Game, Location, Text
 from ...text import ICON_EM, UnknownIcon, fit_text, mark_icons, runs, unmark_icons
 from ... import words
@@ -191,7 +191,8 @@ def icon_counts(game: Game, icon: str, lang: str = "en") -> dict[str, int]:
     return counts
 
 
-def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, width_mm: float, height_mm: float) -> bool:
+def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, width_mm: float, height_mm: float,
+                      lang: str = "ja") -> bool:
     """Overlay the card's standard-card index (from mapping.yaml) in its top-right and, turned, bottom-left corner.
 
     Lets a printed deck be mixed with a standard deck. Returns False when the card has no
@@ -220,7 +221,7 @@ def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, 
         c.setStrokeColorRGB(0.55, 0.55, 0.55)
         c.setLineWidth(0.4)
         c.roundRect(right - box_w, top - box_h, box_w, box_h, 1.2 * mm, stroke=1, fill=1)
-        draw_index(c, right - box_w / 2, top - 1.0 * mm, rank, suit, size, align="centre")
+        draw_index(c, right - box_w / 2, top - 1.0 * mm, rank, suit, size, align="centre", lang=lang)
         c.restoreState()
     return True
 
@@ -443,8 +444,9 @@ class _TextPlan:
     align: Any
     valign: Any
     bold: bool
-    # per line of fitted.lines: its width and its runs as (kind, value, advance of a text run)
-    lines: tuple[tuple[float, tuple[tuple[str, str, float], ...]], ...]
+    # per line of fitted.lines: its width and its runs as (kind, value, advance of a text run, the
+    # face that sets it: fonts.face_of, a Japanese quotation in Latin text in the Japanese face)
+    lines: tuple[tuple[float, tuple[tuple[str, str, float, str], ...]], ...]
 
 
 def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | None:
@@ -466,15 +468,18 @@ def _text_plan(layout, box, ctx, lang, w, h, scale, fonts, face) -> _TextPlan | 
     s = fitted.size
     lines = []
     for line in fitted.lines:
-        line_runs = tuple((kind, value, 0.0 if kind == "icon" else pdfmetrics.stringWidth(value, font, s))
-                          for kind, value in runs(line))
+        line_runs = tuple(("icon", value, 0.0, "") if kind == "icon" else
+                          (kind, piece, pdfmetrics.stringWidth(piece, piece_font, s), piece_font)
+                          for kind, value in runs(line)
+                          for piece, piece_font in ([(value, "")] if kind == "icon" else face_runs(value, font, lang)))
         # the line's width is its runs' (an icon is ICON_EM wide): text_width without measuring twice
-        lines.append((sum(ICON_EM * s if kind == "icon" else advance for kind, _, advance in line_runs), line_runs))
+        lines.append((sum(ICON_EM * s if kind == "icon" else advance for kind, _, advance, _ in line_runs), line_runs))
     for _, line_runs in lines:
-        for kind, value, _ in line_runs:
-            lacking = missing_character(font, value) if kind != "icon" else None
+        for kind, value, _, piece_font in line_runs:
+            lacking = missing_character(piece_font, value) if kind != "icon" else None
             if lacking is not None:
-                raise DataError([Problem(_text_origin(box, face.card), _no_glyph(face.card.id, box.name, lang, lacking, font))])
+                shown = font if piece_font == font else f"{font} (nor {piece_font})"
+                raise DataError([Problem(_text_origin(box, face.card), _no_glyph(face.card.id, box.name, lang, lacking, shown))])
     return _TextPlan(text, font, fitted, colour, ink, box.value("align", ctx, lang), box.value("valign", ctx, lang),
                      stroked_bold, tuple(lines))
 
@@ -553,7 +558,7 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
     plan = _plan(layout, box, ctx, lang, w, h, scale, fonts, face)
     if plan is None:
         return
-    text, font, fitted, colour, ink = plan.text, plan.font, plan.fitted, plan.colour, plan.ink
+    text, fitted, colour, ink = plan.text, plan.fitted, plan.colour, plan.ink
     align, valign, bold = plan.align, plan.valign, plan.bold  # bold: stroke the outline (a game font with no bold file)
     if fitted.overflow and overflows is not None:
         overflows.append(Overflow(face.card.id, face.side, box.name, unmark_icons(text)))
@@ -571,7 +576,7 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
         top = y + h
     uses: dict[str, int] = {}
     for _, line_runs in plan.lines:
-        for kind, value, _ in line_runs:
+        for kind, value, _, _ in line_runs:
             if kind == "icon":
                 uses[value] = uses.get(value, 0) + 1
     for name, count in uses.items():  # counted before any is drawn: a refusal costs no conversion
@@ -593,12 +598,12 @@ def _draw_text(c, layout, box, ctx, lang, x, y, w, h, scale, fonts, face, overfl
             lx = x + w - width
         else:
             lx = x
-        for kind, value, advance in line_runs:
+        for kind, value, advance, piece_font in line_runs:
             if kind == "icon":
                 lx += icons.draw_inline(c, value, lx, baseline, s, ink, game)
                 continue
             t = c.beginText(lx, baseline)
-            t.setFont(font, s)
+            t.setFont(piece_font, s)
             if bold:
                 t.setTextRenderMode(2)
             t.textOut(value)

@@ -7,9 +7,8 @@ the standard-deck sheet draws the same suits in the same colours.
 from __future__ import annotations
 
 from reportlab.lib import colors
-from reportlab.pdfbase import pdfmetrics
 
-from ...fonts import register_fonts
+from ...fonts import draw_string, register_fonts, string_width
 from . import icons
 
 RED = colors.HexColor("#C8102E")
@@ -32,7 +31,7 @@ def draw_suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> No
 
 
 def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, size: float,
-               font: str | None = None, align: str = "left") -> float:
+               font: str | None = None, align: str = "left", lang: str = "ja") -> float:
     """Draw a corner index (rank above a vector suit) with its top at `top`; return its height.
 
     `rank_label` and `suit` are what `cardgen.mapping.corner_index` returns. `size` is the
@@ -44,11 +43,11 @@ def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, 
     canvas.saveState()
     canvas.setFillColor(suit_colour(suit))
     label = "JK" if rank_label in ("JK", "JOKER") else rank_label
-    width = pdfmetrics.stringWidth(label, font, size)
+    width = string_width(label, font, size, lang)  # set as every text of `lang` is (fonts.face_of)
     cap = size * 0.75
     centre = {"left": x + width / 2, "centre": x, "center": x, "right": x - width / 2}[align]
     canvas.setFont(font, size)
-    canvas.drawCentredString(centre, top - cap, label)
+    draw_string(canvas, centre, top - cap, label, lang, "centre")
     suit_size = size * 0.8
     draw_suit(canvas, suit, centre, top - cap - size * 0.25 - suit_size / 2, suit_size)
     canvas.restoreState()

@@ -539,7 +539,7 @@ class FaceForms:
         c.beginForm(name, (b - bx) * mm, (b - by) * mm, (b + self.w + bx) * mm, (b + self.h + by) * mm)
         card_render.draw_face(self.draw_on, self.game, face, b, b, self.w, self.h, b, self.lang, self.overflows)
         if self.corner_index and face.side == "front":
-            card_render.draw_corner_index(self.draw_on, self.game, face.card, b, b, self.w, self.h)
+            card_render.draw_corner_index(self.draw_on, self.game, face.card, b, b, self.w, self.h, self.lang)
         c.endForm()
         self.defined.add(name)
         return name
