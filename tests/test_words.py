@@ -86,6 +86,24 @@ def test_a_missing_label_fails_check_at_the_fields_line(tmp_path):
     assert words.field_value(game, "suit", "coffin", "ja") == "coffin"
 
 
+def test_a_bundled_label_a_declared_language_lacks_fails_check_at_the_fields_line(tmp_path):
+    """A field labelled by cardgen's colours in Spanish, which cardgen has no labels for: check says so
+    at the field (printing the English word is not silent); the game's own labels complete it."""
+    from cardgen.scaffold import new_game
+
+    root = new_game(tmp_path / "juego", languages=("es",))
+    path = root / "game.yaml"
+    text = path.read_text(encoding="utf-8").replace(
+        "  ability: {type: text", "  ink: {type: enum, values: [red, blue], label: {es: Tinta}, label_kind: colour}\n  ability: {type: text")
+    path.write_text(text, encoding="utf-8")
+    failed = [r for r in label_checks(load_game(root)) if not r.ok]
+    ink_line = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("  ink:"))
+    assert [(r.location.line, r.message) for r in failed] == [
+        (ink_line, "card_fields.ink: cardgen has no es label for red, blue; add labels: {colour: {red: {es: ...}}} to game.yaml")]
+    path.write_text(text.replace("labels:\n", "labels:\n  colour: {red: {es: rojo}, blue: {es: azul}}\n"), encoding="utf-8")
+    assert all(r.ok for r in label_checks(load_game(root)))
+
+
 def test_a_misspelt_label_fails_check_at_its_line(tmp_path):
     root = _copy_game(tmp_path, "requiem")
     path = root / "game.yaml"
