@@ -260,3 +260,20 @@ def test_a_measuring_pass_moves_past_a_block_that_fits_as_drawing_it_would(game_
                 assert (a.page, round(a.y, 6)) == (b.page, round(b.y, 6)), (sheet.get("title"), block.keys())
                 checked += 1
     assert checked
+
+
+def test_draft_deck_of_a_game_with_generated_ids_prints_names_not_ids(tmp_path):
+    """A `cardgen new` game's ids (sun-1) are internal: its draft deck shows the cards' names;
+    a game's own card numbers (OH001) still print (test_draft_deck_holds_every_card)."""
+    from cardgen.scaffold import new_game
+
+    folder = new_game(tmp_path / "mygame")
+    (folder / "templates").mkdir(exist_ok=True)
+    (folder / "templates" / "playtest.yaml").write_text(
+        "sheets:\n  - title: {ja: 記録, en: Score sheet}\n", encoding="utf-8")
+    game = load_game(str(folder))
+    assert not game.numbered
+    draft = "".join(t for t in page_texts(build_playtest(game, "en")) if "Draft deck (low ink)" in t)
+    for card in game.cards:
+        assert card.name.en in draft
+        assert card.id not in draft, card.id

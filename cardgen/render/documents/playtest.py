@@ -480,8 +480,9 @@ def _draw_draft_deck(writer: PageWriter, game: Game, lang: str, draft: dict) -> 
                 c.setLineWidth(0.4)
                 c.rect(x * mm, y * mm, card_w * mm, card_h * mm, stroke=1, fill=0)
                 c.setFillColorRGB(0.1, 0.1, 0.1)
-                c.setFont(writer.font, 6.5)
-                draw_string(c, (x + card_w - 3) * mm, (y + card_h - 5) * mm, card.id, lang, "right")
+                if game.numbered:  # a card number the cards print; a generated id (sun-1) is internal
+                    c.setFont(writer.font, 6.5)
+                    draw_string(c, (x + card_w - 3) * mm, (y + card_h - 5) * mm, card.id, lang, "right")
                 c.setFont(writer.font, 10)
                 draw_string(c, (x + 3) * mm, (y + card_h - 9) * mm, title, lang)
                 body = "\n".join(_field_lines(game, lang, card, fields))
