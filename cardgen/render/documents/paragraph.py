@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
@@ -73,6 +74,37 @@ def _char_width(ch: str, font: str, size: float) -> float:
     return pdfmetrics.stringWidth(ch, font, size)
 
 
+def _text_code(canv, pieces: Sequence[tuple[float, str, str, float]], x: float, baseline: float, size: float,
+               char_space: float = 0.0) -> str:
+    """The text operators (for inside BT ... ET) that set `pieces` ((x from `x`, text, font, room
+    after each character), in order along one baseline) with `char_space` more after every glyph:
+    each piece at its own origin, a font and a character spacing only where they change.
+    ReportLab's textOut wrote a font, leading and spacing again for every piece, and a show per
+    character of a justified line."""
+    doc, escape = canv._doc, canv._escape
+    ops = []
+    current, spacing = None, None
+    for px, text, font, room in pieces:
+        face = pdfmetrics.getFont(font)
+        if char_space + room != spacing:
+            spacing = char_space + room
+            ops.append(f"{fp_str(spacing)} Tc")
+        ops.append(f"1 0 0 1 {fp_str(x + px, baseline)} Tm")
+        for subset, chunk in face.splitString(text, doc):
+            name = face.getSubsetInternalName(subset, doc)
+            if name != current:
+                ops.append(f"{name} {fp_str(size)} Tf")
+                current = name
+            ops.append(f"({escape(chunk)}) Tj")
+    return " ".join(ops)
+
+
+@lru_cache(maxsize=65536)
+def _whole_units(ch: str, font: str) -> bool:
+    """Whether `ch` is a whole number of thousandths of an em wide in `font` (as a PDF lists it)."""
+    return _char_width(ch, font, 1000.0).is_integer()
+
+
 def _split_runs(text: str) -> list[tuple[str, bool]]:
     """`a **b** c` -> [("a ", False), ("b", True), (" c", False)]."""
     runs: list[tuple[str, bool]] = []
@@ -97,7 +129,8 @@ _BROKEN = Memo()  # lines of a text block, by its text, the style its breaking r
 
 @dataclass(frozen=True)
 class _Line:
-    pieces: tuple[tuple[float, str, str], ...]  # (x from the line's start, text, font)
+    # (x from the line's start, text, font, room added after each of its characters)
+    pieces: tuple[tuple[float, str, str, float], ...]
     width: float                                # the width it is set to
     char_space: float = 0.0                     # negative to squeeze a line that measures too wide
 
@@ -169,24 +202,34 @@ class TextBlock(Flowable):
             squeeze = 0.0
             if not cuts and natural > width + 0.01 and b - a > 1:
                 squeeze = (width - natural) / (b - a)
-            pieces: list[tuple[float, str, str]] = []
+            # A piece is a run of characters in one font drawn as one show: set close (as the font
+            # spaces them) or, on a justified line, spaced out by the same room after every
+            # character (a run of ideographs), which the show's character spacing adds. A spaced
+            # run goes on only after a character a whole number of font units wide (every
+            # ideograph and kana), so a viewer that rounds glyph widths (PDFium) puts each
+            # character where its own origin would.
+            pieces: list[list] = []  # [x, text, font, room after each character (None: one character yet)]
             x = 0.0
             cut_set = set(cuts)
             glyphs = self.style.glyphs
             for i in range(a, b):
-                if i in cut_set:
-                    x += extra
-                if plain[i] in glyphs or is_icon(plain[i]):  # a piece of its own, font "" (see draw_line)
-                    pieces.append((x, plain[i], ""))
-                elif pieces and i not in cut_set and pieces[-1][2] == fonts[i]:
-                    px, pt, pf = pieces[-1]
-                    pieces[-1] = (px, pt + plain[i], pf)
+                ch = plain[i]
+                gap = extra if i in cut_set else 0.0
+                x += gap
+                last = pieces[-1] if pieces else None
+                if ch in glyphs or is_icon(ch):  # a piece of its own, font "" (see draw_line)
+                    pieces.append([x, ch, "", 0.0])
+                elif (last is not None and last[2] == fonts[i] and last[3] in (None, gap)
+                      and (not gap or _whole_units(plain[i - 1], fonts[i - 1]))):
+                    last[1] += ch
+                    last[3] = gap
                 else:
-                    pieces.append((x, plain[i], fonts[i]))
+                    pieces.append([x, ch, fonts[i], None])
                 x += widths[i] + squeeze
             if span.hyphen:
-                pieces.append((x, "-", fonts[b - 1]))
-            lines.append(_Line(tuple(pieces), width if cuts else min(natural, width) if squeeze else natural, squeeze))
+                pieces.append([x, "-", fonts[b - 1], 0.0])
+            line_pieces = tuple((px, text, font, room or 0.0) for px, text, font, room in pieces)
+            lines.append(_Line(line_pieces, width if cuts else min(natural, width) if squeeze else natural, squeeze))
         return tuple(lines)
 
     def _text_width(self, avail: float) -> float:
@@ -258,37 +301,49 @@ class TextBlock(Flowable):
             return
         st = self.style
         ascent = st.size * 0.88
-        y = self.height - (st.leading - st.size) / 2 - ascent
-        for index in range(len(self._lines)):
-            self.draw_line(canv, index, 0.0, y)
-            y -= st.leading
+        top = self.height - (st.leading - st.size) / 2 - ascent
+        if all(piece[2] for line in self._lines for piece in line.pieces):
+            # text only (no icon or drawn glyph between the lines' text): the whole block is one
+            # text object, in one colour
+            canv.setFillColorRGB(*st.color)
+            code = []
+            if self.bullet and self._lines:
+                code.append(_text_code(canv, ((0.0, self.bullet, st.font, 0.0),), st.left - st.bullet_width, top, st.size))
+            for index, line in enumerate(self._lines):
+                if line.pieces:
+                    code.append(_text_code(canv, line.pieces, self._line_x(line, 0.0), top - index * st.leading, st.size,
+                                           line.char_space))
+            if code:
+                canv._code.append(f"BT {' '.join(code)} ET")
+        else:
+            for index in range(len(self._lines)):
+                self.draw_line(canv, index, 0.0, top - index * st.leading)
         self.draw_extra()
+
+    def _line_x(self, line: _Line, x0: float) -> float:
+        """Where `line` starts, for the block's left edge at `x0`."""
+        st = self.style
+        x = x0 + st.left
+        if st.align == "center":
+            x += (self.width - st.left - st.right - line.width) / 2
+        elif st.align == "right":
+            x += self.width - st.left - st.right - line.width
+        return x
 
     def draw_line(self, canv, index: int, x0: float, baseline: float) -> None:
         """Draw line `index` of the last `wrap` with the block's left edge at `x0` (for a page writer
-        that places lines itself; `draw` calls it for every line)."""
+        that places lines itself; `draw` calls it for a block with icons or drawn glyphs)."""
         st = self.style
         line = self._lines[index]
         canv.setFillColorRGB(*st.color)
-        inner = self.width - st.left - st.right
-        x = x0 + st.left
-        if st.align == "center":
-            x += (inner - line.width) / 2
-        elif st.align == "right":
-            x += inner - line.width
+        x = self._line_x(line, x0)
         if index == 0 and self.bullet:
             canv.setFont(st.font, st.size)
             canv.drawString(x0 + st.left - st.bullet_width, baseline, self.bullet)
-        text_pieces = [p for p in line.pieces if p[2]]
+        text_pieces = tuple(p for p in line.pieces if p[2])
         if text_pieces:
-            t = canv.beginText(x, baseline)
-            t.setCharSpace(line.char_space)
-            for px, text, font in text_pieces:
-                t.setTextOrigin(x + px, baseline)
-                t.setFont(font, st.size)
-                t.textOut(text)
-            canv.drawText(t)
-        for px, text, font in line.pieces:
+            canv._code.append(f"BT {_text_code(canv, text_pieces, x, baseline, st.size, line.char_space)} ET")
+        for px, text, font, _ in line.pieces:
             if font:
                 continue
             if is_icon(text):
