@@ -300,9 +300,13 @@ def _repeats(text: str, phrases: frozenset[int], i: int) -> bool:
     return i - start <= 3 and _script(text[i]) == "kanji" and text[start] == text[i]
 
 
-def _letters(text: str, a: int, b: int) -> int:
-    """How many characters of text[a:b] are not punctuation or brackets."""
-    return sum(1 for ch in text[a:b] if ch not in NO_LINE_START and ch not in NO_LINE_END and ch not in _SPACES)
+def _letters_before(text: str) -> list[int]:
+    """counts[i]: how many of text[:i] are letters, not punctuation, brackets or spaces (so
+    text[a:b] has counts[b] - counts[a], without counting it again for every break tried)."""
+    counts = [0]
+    for ch in text:
+        counts.append(counts[-1] + (ch not in NO_LINE_START and ch not in NO_LINE_END and ch not in _SPACES))
+    return counts
 
 
 def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float,
@@ -314,7 +318,9 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
-    costs = _ja_costs(text, compounds)
+    # worked out (BudouX's phrases, the letters) only for a text that needs a break
+    costs: tuple[float | None, ...] = ()
+    letters: list[int] = []
 
     def span(a: int, b: int) -> float:
         while b > a and text[b - 1] in " \t":  # trailing spaces hang past the margin
@@ -339,13 +345,15 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
         end = start + 1
         while end < n and span(start, end + 1) <= width + _EPS:
             end += 1
+        costs = costs or _ja_costs(text, compounds)
+        letters = letters or _letters_before(text)
         best, best_score = None, math.inf
         for i in range(end, start, -1):
             cost = costs[i]
             if cost is None:
                 continue
             score = cost + shortfall_cost * (width - span(start, i)) / em
-            if last_line_cost and span(i, n) <= width + _EPS and _letters(text, i, n) < _SHORT_LAST_LINE:
+            if last_line_cost and span(i, n) <= width + _EPS and letters[n] - letters[i] < _SHORT_LAST_LINE:
                 score += last_line_cost  # the rest would be a last line of a character or two: 「獲得。」
             if score < best_score - _EPS:
                 best, best_score = i, score
@@ -406,6 +414,9 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
+    first, last = len(text) - len(text.lstrip(" \t")), len(text.rstrip(" \t"))
+    if first < last and prefix[last] - prefix[first] <= width + _EPS:
+        return [LineSpan(base + first, base + last)]  # it fits: one line, from its first word to its last
     words = _latin_words(text)
     out: list[LineSpan] = []
     line_start: int | None = None
@@ -760,6 +771,11 @@ class Run(NamedTuple):
 def is_icon(ch: str) -> bool:
     """Whether the character `ch` stands for an inline icon (see `mark_icons`)."""
     return _ICON_FIRST <= ch <= _ICON_LAST
+
+
+def has_icon(text: str) -> bool:
+    """Whether `text` holds a character that stands for an inline icon."""
+    return _has_icon(text) is not None
 
 
 def icon_char(name: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import accumulate, groupby
 from typing import Any, Callable, Sequence
 
 from reportlab.lib.rl_accel import fp_str
@@ -21,7 +22,7 @@ from reportlab.platypus import Flowable
 
 from ...fonts import has_glyph, latin_face
 from ...memo import Memo
-from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points, typographic_runs
+from ...text import ICON_EM, break_spans, has_icon, is_icon, runs, stretch_points, typographic_runs
 from .page_template import layout_only as _layout_only
 
 
@@ -182,7 +183,12 @@ class TextBlock(Flowable):
         plain = self.plain
         fonts = self._fonts()
         size = self.style.size
-        widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+        glyphs = self.style.glyphs
+        plain_text = not has_icon(plain) and not (glyphs and any(ch in glyphs for ch in plain))  # no piece of its own
+        if plain_text:
+            widths = [_char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+        else:
+            widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
         # A ragged measure of 10 em or more (a table cell) is filled like a justified one: a line
         # left several em short there reads as a hard break; only a narrow one prefers phrases.
@@ -208,10 +214,22 @@ class TextBlock(Flowable):
             # run goes on only after a character a whole number of font units wide (every
             # ideograph and kana), so a viewer that rounds glyph widths (PDFium) puts each
             # character where its own origin would.
+            if plain_text and not cuts:
+                # set close: a piece per run of one font, each character where the loop below puts it
+                xs = list(accumulate((w + squeeze for w in widths[a:b]), initial=0.0))
+                line_pieces = []
+                at = a
+                for font, run in groupby(fonts[a:b]):
+                    count = len(list(run))
+                    line_pieces.append((xs[at - a], plain[at:at + count], font, 0.0))
+                    at += count
+                if span.hyphen:
+                    line_pieces.append((xs[-1], "-", fonts[b - 1], 0.0))
+                lines.append(_Line(tuple(line_pieces), min(natural, width) if squeeze else natural, squeeze))
+                continue
             pieces: list[list] = []  # [x, text, font, room after each character (None: one character yet)]
             x = 0.0
             cut_set = set(cuts)
-            glyphs = self.style.glyphs
             for i in range(a, b):
                 ch = plain[i]
                 gap = extra if i in cut_set else 0.0
