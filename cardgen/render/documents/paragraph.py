@@ -75,6 +75,52 @@ def _char_width(ch: str, font: str, size: float) -> float:
     return pdfmetrics.stringWidth(ch, font, size)
 
 
+class _Advances(dict):
+    """Each character's advance in one font at one size, measured on first use: a paragraph's
+    widths are looked up run by run (`map`), not one cached call per character."""
+
+    def __init__(self, font: str, size: float) -> None:
+        super().__init__()
+        self.font, self.size = font, size
+
+    def __missing__(self, ch: str) -> float:
+        width = self[ch] = _char_width(ch, self.font, self.size)
+        return width
+
+
+@lru_cache(maxsize=1024)
+def _advances(font: str, size: float) -> _Advances:
+    return _Advances(font, size)
+
+
+class _Faces(dict):
+    """The font each character is set in: the Latin face where it has the character, else the base font."""
+
+    def __init__(self, latin: str, base: str) -> None:
+        super().__init__()
+        self.latin, self.base = latin, base
+
+    def __missing__(self, ch: str) -> str:
+        font = self[ch] = self.latin if has_glyph(self.latin, ch) else self.base
+        return font
+
+
+@lru_cache(maxsize=256)
+def _faces(latin: str, base: str) -> _Faces:
+    return _Faces(latin, base)
+
+
+def _widths(text: str, fonts: Sequence[str], size: float) -> list[float]:
+    """The advance of every character of `text`, text[i] in fonts[i], at `size`."""
+    out: list[float] = []
+    at = 0
+    for font, run in groupby(fonts):
+        count = len(list(run))
+        out += map(_advances(font, size).__getitem__, text[at:at + count])
+        at += count
+    return out
+
+
 def _text_code(canv, pieces: Sequence[tuple[float, str, str, float]], x: float, baseline: float, size: float,
                char_space: float = 0.0) -> str:
     """The text operators (for inside BT ... ET) that set `pieces` ((x from `x`, text, font, room
@@ -168,12 +214,12 @@ class TextBlock(Flowable):
         for t, strong in self.runs:
             base = self.style.strong if strong else self.style.font
             latin = latin_face(base, self.lang, strong)
-            out.extend([base] * len(t) if latin is None else [latin if has_glyph(latin, ch) else base for ch in t])
+            out.extend([base] * len(t) if latin is None else map(_faces(latin, base).__getitem__, t))
         return out
 
     def _measure(self, text: str, fonts: Sequence[str]) -> float:
         size = self.style.size
-        return sum(_char_width(ch, f, size) for ch, f in zip(text, fonts))
+        return sum(_widths(text, fonts, size))
 
     def _justified(self, width: float) -> bool:
         return (self.lang == "ja" and self.style.align == "left" and self.style.justify
@@ -186,7 +232,7 @@ class TextBlock(Flowable):
         glyphs = self.style.glyphs
         plain_text = not has_icon(plain) and not (glyphs and any(ch in glyphs for ch in plain))  # no piece of its own
         if plain_text:
-            widths = [_char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+            widths = _widths(plain, fonts, size)
         else:
             widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
