@@ -155,6 +155,7 @@ def in_number_group(text: str, i: int) -> bool:
     return after in _NUMBER_JOINERS and before.isdigit() and i + 1 < len(text) and text[i + 1].isdigit()
 
 
+@lru_cache(maxsize=8192)
 def _script(ch: str) -> str:
     if is_icon(ch):
         return "kanji"  # an inline icon breaks like an ideograph
@@ -272,12 +273,13 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
-        if not kinsoku_ok(text, i) or in_number_group(text, i):
-            continue
         before, after = text[i - 1], text[i]
+        # (a group of numbers has a digit on one side of each of its boundaries)
+        if not kinsoku_ok(text, i) or ((before.isdigit() or after.isdigit()) and in_number_group(text, i)):
+            continue
         if _is_latin_word_char(before) and _is_latin_word_char(after):
             continue
-        if i in phrases and _repeats(text, phrases, i):
+        if i in phrases and kinds[i] == "kanji" and _repeats(text, phrases, i):
             cost = _COMPOUND_COST  # 気が|気でない, 日に|日に: a doubled phrase is one expression
         elif i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
