@@ -1,6 +1,9 @@
 """Build speed and memory, each measured against a floor in the same run (issue 14).
 
-    python3 benchmarks/bench_build.py [--repeat 5] [--big 5000]
+    python3 benchmarks/bench_build.py [--repeat 5] [--big 5000] [--only PART ...]
+
+PART is one of sheets (1), png (2), rulebooks (3), full (4 and 5), list (6), memory (7); the
+default runs them all.
 
 1. Home sheets + print-shop PDFs of every bundled game, built in-process, against a floor: a
    bare ReportLab script that writes, for each of the two PDFs, the same pages (same page size),
@@ -17,8 +20,10 @@
    encodes it with a bare numpy PNG writer (our deflate library and level) on one thread, and
    writes each file.
    Target: ratio <= 1.3 (CPU time).
-3. Rulebooks (ja and en of every game) against a floor: a one-pass platypus document with the
-   same paragraphs (Paragraph, same fonts and sizes) and tables.  Reported (no target).
+3. Rulebooks (every language of every game) against a floor: a one-pass platypus document with
+   the same paragraphs (Paragraph, same fonts and sizes) and tables; ours and the floor in turn,
+   game by game, as in 1.
+   Target: ratio <= 1.3 (CPU time).
 4. Cold full build of the four games in a new process, one worker: CPU seconds. Target <= 8 s.
 5. The same build with --workers 1 and with all cores, alternating: wall-time ratio.
    Target <= 0.6 on 2 cores.  A --workers 1 build already encodes PNGs on a second thread, so
@@ -33,8 +38,8 @@
    Target: <= 200 MB at 5,000 cards.
 
 Figures are medians of --repeat runs; ratios are taken in CPU time (this process, all
-threads), which other work on a shared machine distorts far less than wall time, and for 1 and
-2 ours and the floor run in turn, game by game, the ratio being the median of the rounds'.
+threads), which other work on a shared machine distorts far less than wall time, and for 1, 2
+and 3 ours and the floor run in turn, game by game, the ratio being the median of the rounds'.
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ from cardgen.model import Text  # noqa: E402
 
 TARGET_PDF_RATIO = 1.5
 TARGET_PNG_RATIO = 1.3
+TARGET_RULEBOOK_RATIO = 1.3
 TARGET_FULL_CPU_S = 8.0
 TARGET_PARALLEL = 0.6
 TARGET_LIST_S = 0.15
@@ -480,11 +486,16 @@ def machine_speed(repeat: int) -> float:
     return timed(work, repeat)[1]
 
 
+PARTS = ("sheets", "png", "rulebooks", "full", "list", "memory")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--big", type=int, default=5000, help="cards of the synthetic game for the memory figure")
+    parser.add_argument("--only", action="append", choices=PARTS, help="run only this part (repeatable; default: all)")
     args = parser.parse_args()
+    chosen = set(args.only or PARTS)
     games = [load_game(g) for g in bundled_game_ids()]
     print(f"games: {', '.join(g.id for g in games)} ({sum(g.total for g in games)} cards); {os.cpu_count()} cores; "
           f"load average before: {os.getloadavg()[0]:.2f}; medians of {args.repeat} runs")
@@ -492,101 +503,118 @@ def main() -> None:
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        # 1. sheets + print shop vs the floor
-        options = cold(make_options(out=out / "a", outputs=("sheets", "shop")))
-        build_game(games[0], options)  # warm fonts and layouts, as the floor's fonts are warm
-        floors_of = {}
-        for game in games:
-            parts = []
-            for pdf_path in build_game(game, options).files:
-                pdf = pdf_path.read_bytes()
-                d = count_drawing(pdf)
-                size = page_size(pdf)
-                parts.append((d, size))
-                mismatch = floor_mismatch(d, count_drawing(floor_pdf(game, d, size)))
-                if mismatch:
-                    ok = False
-                    print(f"  {pdf_path.name}: the floor does not draw what ours does: {mismatch}")
-            floors_of[game.id] = parts
-        ratio = paired_rounds(
-            games, args.repeat,
-            lambda game: (clear_caches(), build_game(game, options)),
-            lambda game: [floor_pdf(game, d, size) for d, size in floors_of[game.id]],
-            "sheets + shop")
-        ok &= ratio <= TARGET_PDF_RATIO
-        print(f"1. sheets + print-shop PDFs, all games: ratio {ratio:.2f} (target <= {TARGET_PDF_RATIO})")
-        # 2. PNG vs the PNG floor
-        png_options = cold(make_options(out=out / "p", outputs=("png",)))
-        shop_options = cold(make_options(out=out / "s", outputs=("shop",)))
-        png_floor_of = {}
-        for game in games:
-            shop = build_game(game, shop_options).files[0].read_bytes()
-            # ours draws the print-shop PDF, then renders, encodes and writes each face: so does the floor
-            # (the floor's drawing is timed; the faces rendered are ours, the same pixels)
-            png_floor_of[game.id] = (shop, png_pages(game), count_drawing(shop), page_size(shop))
-        floor_dir = out / "floor-png"
-
-        def png_floor(game) -> None:
-            shop, pages, drawing, size = png_floor_of[game.id]
-            floor_pdf(game, drawing, size)
-            floor_pngs(shop, pages, into=floor_dir)
-
-        faces_n = sum(len(png_floor_of[g.id][1]) for g in games)
-        ratio = paired_rounds(games, args.repeat, lambda game: (clear_caches(), build_game(game, png_options)), png_floor,
-                              "PNG", lambda game: f"{len(png_floor_of[game.id][1]):>3} faces")
-        ok &= ratio <= TARGET_PNG_RATIO
-        print(f"2. PNG, {faces_n} faces: ratio {ratio:.2f} (target <= {TARGET_PNG_RATIO})")
-        # 3. rulebooks vs a one-pass platypus floor
-        from cardgen.render.documents.rulebook import build_rulebook
-
-        ours = floors = 0.0
-        for game in games:
-            for lang in ("ja", "en"):
-                ours += timed(lambda: (clear_caches(), build_rulebook(game, lang))[1], args.repeat)[1]
-                floors += timed(lambda: floor_rulebook(game, lang), args.repeat)[1]
-        print(f"3. rulebooks (8): {ours:.3f} CPU s, platypus floor {floors:.3f}: ratio {ours / floors:.2f} (reported)")
-        # 4 and 5. cold full builds, one worker and all cores, alternating
         cli = [sys.executable, "-m", "cardgen"]
-        one, many, core = [], [], []
-        pinnable = hasattr(os, "sched_setaffinity")
-        for i in range(args.repeat):
-            one.append(run([*cli, "build", "--out", str(out / f"w1-{i}"), "--workers", "1"]))
-            many.append(run([*cli, "build", "--out", str(out / f"wn-{i}")]))
-            if pinnable:
-                core.append(run([*cli, "build", "--out", str(out / f"c1-{i}"), "--workers", "1"], one_core=True))
-        full_cpu = statistics.median(c for _, c, _ in one)
-        ok &= full_cpu <= TARGET_FULL_CPU_S
-        print(f"4. cold full build, --workers 1: {full_cpu:.2f} CPU s, {statistics.median(w for w, _, _ in one):.2f} s wall "
-              f"(target <= {TARGET_FULL_CPU_S:g} CPU s)")
-        pratio = statistics.median(b[0] / a[0] for a, b in zip(one, many))
-        ok &= pratio <= TARGET_PARALLEL
-        print(f"5. cold full build, all {os.cpu_count()} cores: {statistics.median(w for w, _, _ in many):.2f} s wall, "
-              f"{statistics.median(c for _, c, _ in many):.2f} CPU s; wall ratio to one worker {pratio:.2f} (target <= {TARGET_PARALLEL})")
-        # The least wall time any schedule could reach: the single worker's CPU (its PNG encoder
-        # threads included) shared perfectly over the cores, plus what each extra worker process
-        # must do before it can build (its imports and fonts), nothing else.
-        startup = statistics.median(run([sys.executable, "-c", WORKER_STARTUP])[1] - run([sys.executable, "-c", WORKER_FORKED_FROM])[1]
-                                    for _ in range(args.repeat))
-        cores = os.cpu_count() or 1
-        least = (full_cpu + (cores - 1) * startup) / cores
-        print(f"   least wall on {cores} cores: (one worker's {full_cpu:.2f} CPU s + {cores - 1} worker start-up of {startup:.2f} s) "
-              f"/ {cores} = {least:.2f} s: ratio {least / statistics.median(w for w, _, _ in one):.2f} (reported)")
-        if core:
-            print(f"   one worker held to one core: {statistics.median(w for w, _, _ in core):.2f} s wall; all cores' wall ratio "
-                  f"to it {statistics.median(b[0] / c[0] for b, c in zip(many, core)):.2f} (reported)")
+        # 1. sheets + print shop vs the floor
+        if "sheets" in chosen:
+            options = cold(make_options(out=out / "a", outputs=("sheets", "shop")))
+            build_game(games[0], options)  # warm fonts and layouts, as the floor's fonts are warm
+            floors_of = {}
+            for game in games:
+                parts = []
+                for pdf_path in build_game(game, options).files:
+                    pdf = pdf_path.read_bytes()
+                    d = count_drawing(pdf)
+                    size = page_size(pdf)
+                    parts.append((d, size))
+                    mismatch = floor_mismatch(d, count_drawing(floor_pdf(game, d, size)))
+                    if mismatch:
+                        ok = False
+                        print(f"  {pdf_path.name}: the floor does not draw what ours does: {mismatch}")
+                floors_of[game.id] = parts
+            ratio = paired_rounds(
+                games, args.repeat,
+                lambda game: (clear_caches(), build_game(game, options)),
+                lambda game: [floor_pdf(game, d, size) for d, size in floors_of[game.id]],
+                "sheets + shop")
+            ok &= ratio <= TARGET_PDF_RATIO
+            print(f"1. sheets + print-shop PDFs, all games: ratio {ratio:.2f} (target <= {TARGET_PDF_RATIO})")
+        # 2. PNG vs the PNG floor
+        if "png" in chosen:
+            png_options = cold(make_options(out=out / "p", outputs=("png",)))
+            shop_options = cold(make_options(out=out / "s", outputs=("shop",)))
+            png_floor_of = {}
+            for game in games:
+                shop = build_game(game, shop_options).files[0].read_bytes()
+                # ours draws the print-shop PDF, then renders, encodes and writes each face: so does the floor
+                # (the floor's drawing is timed; the faces rendered are ours, the same pixels)
+                png_floor_of[game.id] = (shop, png_pages(game), count_drawing(shop), page_size(shop))
+            floor_dir = out / "floor-png"
+
+            def png_floor(game) -> None:
+                shop, pages, drawing, size = png_floor_of[game.id]
+                floor_pdf(game, drawing, size)
+                floor_pngs(shop, pages, into=floor_dir)
+
+            faces_n = sum(len(png_floor_of[g.id][1]) for g in games)
+            ratio = paired_rounds(games, args.repeat, lambda game: (clear_caches(), build_game(game, png_options)), png_floor,
+                                  "PNG", lambda game: f"{len(png_floor_of[game.id][1]):>3} faces")
+            ok &= ratio <= TARGET_PNG_RATIO
+            print(f"2. PNG, {faces_n} faces: ratio {ratio:.2f} (target <= {TARGET_PNG_RATIO})")
+        # 3. rulebooks vs a one-pass platypus floor
+        if "rulebooks" in chosen:
+            from cardgen.render.documents.rulebook import build_rulebook
+
+            def rulebooks(game) -> None:
+                for lang in game.languages:
+                    clear_caches()  # each book does all its work, as the first in a new process
+                    build_rulebook(game, lang)
+
+            def rulebook_floors(game) -> None:
+                for lang in game.languages:
+                    floor_rulebook(game, lang)
+
+            for game in games:  # warm fonts and imports, as the floor's are warm
+                rulebooks(game)
+                rulebook_floors(game)
+            books = sum(len(g.languages) for g in games)
+            ratio = paired_rounds(games, args.repeat, rulebooks, rulebook_floors, "rulebooks",
+                                  lambda game: "+".join(game.languages))
+            ok &= ratio <= TARGET_RULEBOOK_RATIO
+            print(f"3. rulebooks ({books}): ratio {ratio:.2f} (target <= {TARGET_RULEBOOK_RATIO})")
+        # 4 and 5. cold full builds, one worker and all cores, alternating
+        if "full" in chosen:
+            one, many, core = [], [], []
+            pinnable = hasattr(os, "sched_setaffinity")
+            for i in range(args.repeat):
+                one.append(run([*cli, "build", "--out", str(out / f"w1-{i}"), "--workers", "1"]))
+                many.append(run([*cli, "build", "--out", str(out / f"wn-{i}")]))
+                if pinnable:
+                    core.append(run([*cli, "build", "--out", str(out / f"c1-{i}"), "--workers", "1"], one_core=True))
+            full_cpu = statistics.median(c for _, c, _ in one)
+            ok &= full_cpu <= TARGET_FULL_CPU_S
+            print(f"4. cold full build, --workers 1: {full_cpu:.2f} CPU s, {statistics.median(w for w, _, _ in one):.2f} s wall "
+                  f"(target <= {TARGET_FULL_CPU_S:g} CPU s)")
+            pratio = statistics.median(b[0] / a[0] for a, b in zip(one, many))
+            ok &= pratio <= TARGET_PARALLEL
+            print(f"5. cold full build, all {os.cpu_count()} cores: {statistics.median(w for w, _, _ in many):.2f} s wall, "
+                  f"{statistics.median(c for _, c, _ in many):.2f} CPU s; wall ratio to one worker {pratio:.2f} (target <= {TARGET_PARALLEL})")
+            # The least wall time any schedule could reach: the single worker's CPU (its PNG encoder
+            # threads included) shared perfectly over the cores, plus what each extra worker process
+            # must do before it can build (its imports and fonts), nothing else.
+            startup = statistics.median(run([sys.executable, "-c", WORKER_STARTUP])[1] - run([sys.executable, "-c", WORKER_FORKED_FROM])[1]
+                                        for _ in range(args.repeat))
+            cores = os.cpu_count() or 1
+            least = (full_cpu + (cores - 1) * startup) / cores
+            print(f"   least wall on {cores} cores: (one worker's {full_cpu:.2f} CPU s + {cores - 1} worker start-up of {startup:.2f} s) "
+                  f"/ {cores} = {least:.2f} s: ratio {least / statistics.median(w for w, _, _ in one):.2f} (reported)")
+            if core:
+                print(f"   one worker held to one core: {statistics.median(w for w, _, _ in core):.2f} s wall; all cores' wall ratio "
+                      f"to it {statistics.median(b[0] / c[0] for b, c in zip(many, core)):.2f} (reported)")
         # 6. cardgen list
-        lists = [run([*cli, "list"]) for _ in range(args.repeat)]
-        list_wall = statistics.median(w for w, _, _ in lists)
-        ok &= list_wall <= TARGET_LIST_S
-        print(f"6. cardgen list: {list_wall:.3f} s wall, {statistics.median(c for _, c, _ in lists):.3f} CPU s "
-              f"(python -c pass: {statistics.median(run([sys.executable, '-c', 'pass'])[0] for _ in range(args.repeat)):.3f} s) "
-              f"(target <= {TARGET_LIST_S})")
+        if "list" in chosen:
+            lists = [run([*cli, "list"]) for _ in range(args.repeat)]
+            list_wall = statistics.median(w for w, _, _ in lists)
+            ok &= list_wall <= TARGET_LIST_S
+            print(f"6. cardgen list: {list_wall:.3f} s wall, {statistics.median(c for _, c, _ in lists):.3f} CPU s "
+                  f"(python -c pass: {statistics.median(run([sys.executable, '-c', 'pass'])[0] for _ in range(args.repeat)):.3f} s) "
+                  f"(target <= {TARGET_LIST_S})")
     # 7. memory of a big build
-    small, big = big_build_rss(1000), big_build_rss(args.big)
-    per_card = (big - small) * 1024 / (args.big - 1000)
-    ok &= big <= TARGET_BIG_RSS_MB
-    print(f"7. sheets + shop of {args.big} cards: peak RSS {big:.0f} MB (1,000 cards: {small:.0f} MB): "
-          f"{per_card:.1f} KB per card (target <= {TARGET_BIG_RSS_MB:g} MB)")
+    if "memory" in chosen:
+        small, big = big_build_rss(1000), big_build_rss(args.big)
+        per_card = (big - small) * 1024 / (args.big - 1000)
+        ok &= big <= TARGET_BIG_RSS_MB
+        print(f"7. sheets + shop of {args.big} cards: peak RSS {big:.0f} MB (1,000 cards: {small:.0f} MB): "
+              f"{per_card:.1f} KB per card (target <= {TARGET_BIG_RSS_MB:g} MB)")
     print(f"load average after: {os.getloadavg()[0]:.2f}; machine speed after: {machine_speed(args.repeat):.3f} CPU s")
     print("all targets met" if ok else "SOME TARGETS MISSED")
     sys.exit(0 if ok else 1)

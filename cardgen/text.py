@@ -159,6 +159,7 @@ def in_number_group(text: str, i: int) -> bool:
     return after in _NUMBER_JOINERS and before.isdigit() and i + 1 < len(text) and text[i + 1].isdigit()
 
 
+@lru_cache(maxsize=8192)
 def _script(ch: str) -> str:
     if is_icon(ch):
         return "kanji"  # an inline icon breaks like an ideograph
@@ -276,12 +277,13 @@ def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
             at = text.find(word, at + 1)
     costs: list[float | None] = [None] * (n + 1)
     for i in range(1, n):
-        if not kinsoku_ok(text, i) or in_number_group(text, i):
-            continue
         before, after = text[i - 1], text[i]
+        # (a group of numbers has a digit on one side of each of its boundaries)
+        if not kinsoku_ok(text, i) or ((before.isdigit() or after.isdigit()) and in_number_group(text, i)):
+            continue
         if _is_latin_word_char(before) and _is_latin_word_char(after):
             continue
-        if i in phrases and _repeats(text, phrases, i):
+        if i in phrases and kinds[i] == "kanji" and _repeats(text, phrases, i):
             cost = _COMPOUND_COST  # 気が|気でない, 日に|日に: a doubled phrase is one expression
         elif i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
@@ -304,9 +306,13 @@ def _repeats(text: str, phrases: frozenset[int], i: int) -> bool:
     return i - start <= 3 and _script(text[i]) == "kanji" and text[start] == text[i]
 
 
-def _letters(text: str, a: int, b: int) -> int:
-    """How many characters of text[a:b] are not punctuation or brackets."""
-    return sum(1 for ch in text[a:b] if ch not in NO_LINE_START and ch not in NO_LINE_END and ch not in _SPACES)
+def _letters_before(text: str) -> list[int]:
+    """counts[i]: how many of text[:i] are letters, not punctuation, brackets or spaces (so
+    text[a:b] has counts[b] - counts[a], without counting it again for every break tried)."""
+    counts = [0]
+    for ch in text:
+        counts.append(counts[-1] + (ch not in NO_LINE_START and ch not in NO_LINE_END and ch not in _SPACES))
+    return counts
 
 
 def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float,
@@ -318,7 +324,9 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
-    costs = _ja_costs(text, compounds)
+    # worked out (BudouX's phrases, the letters) only for a text that needs a break
+    costs: tuple[float | None, ...] = ()
+    letters: list[int] = []
 
     def span(a: int, b: int) -> float:
         while b > a and text[b - 1] in " \t":  # trailing spaces hang past the margin
@@ -343,13 +351,15 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
         end = start + 1
         while end < n and span(start, end + 1) <= width + _EPS:
             end += 1
+        costs = costs or _ja_costs(text, compounds)
+        letters = letters or _letters_before(text)
         best, best_score = None, math.inf
         for i in range(end, start, -1):
             cost = costs[i]
             if cost is None:
                 continue
             score = cost + shortfall_cost * (width - span(start, i)) / em
-            if last_line_cost and span(i, n) <= width + _EPS and _letters(text, i, n) < _SHORT_LAST_LINE:
+            if last_line_cost and span(i, n) <= width + _EPS and letters[n] - letters[i] < _SHORT_LAST_LINE:
                 score += last_line_cost  # the rest would be a last line of a character or two: 「獲得。」
             if score < best_score - _EPS:
                 best, best_score = i, score
@@ -410,6 +420,9 @@ def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen
     prefix = [0.0]
     for w in widths:
         prefix.append(prefix[-1] + w)
+    first, last = len(text) - len(text.lstrip(" \t")), len(text.rstrip(" \t"))
+    if first < last and prefix[last] - prefix[first] <= width + _EPS:
+        return [LineSpan(base + first, base + last)]  # it fits: one line, from its first word to its last
     words = _latin_words(text)
     out: list[LineSpan] = []
     line_start: int | None = None
@@ -766,6 +779,11 @@ class Run(NamedTuple):
 def is_icon(ch: str) -> bool:
     """Whether the character `ch` stands for an inline icon (see `mark_icons`)."""
     return _ICON_FIRST <= ch <= _ICON_LAST
+
+
+def has_icon(text: str) -> bool:
+    """Whether `text` holds a character that stands for an inline icon."""
+    return _has_icon(text) is not None
 
 
 def icon_char(name: str) -> str:

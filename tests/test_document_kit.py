@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
 from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
 
 from cardgen.cli import cli
 from cardgen.fonts import register_fonts
@@ -96,3 +97,57 @@ def test_page_writer_paragraph_is_the_kits_paragraph():
     # justified: every line but the last is set to the full measure
     assert all(abs(line.width - writer.width) < 0.01 for line in block.lines[:-1])
     assert block.lines[-1].width < writer.width
+
+
+def test_a_justified_line_is_a_few_shows_with_every_character_where_the_breaker_spaced_it():
+    """A justified Japanese line is drawn as a few text shows (runs spaced out by character spacing),
+    not one show per character, and every character still lands where the line breaker put it:
+    the room of the line shared equally between its stretch points (read back with PDFium)."""
+    import ctypes
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_raw
+    from pypdf.generic import ContentStream
+    from reportlab.pdfgen.canvas import Canvas
+
+    from cardgen.text import stretch_points
+
+    gothic, _ = register_fonts()
+    text = "手札から3枚のカードを選んで場に出し、残りは山札の下に戻します。次の手番まで待ちます。" * 3
+    style = TStyle(gothic, gothic, 9.5, 14.0, (0, 0, 0))
+    block = TextBlock([(text, False)], "ja", style)
+    width = 300.0
+    block.wrap(width, 1000)
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(400, 400), initialFontName=gothic)
+    block.drawOn(canvas, 50, 100)
+    canvas.save()
+    data = buffer.getvalue()
+
+    page = PdfReader(io.BytesIO(data)).pages[0]
+    shows = sum(op in (b"Tj", b"TJ") for _, op in ContentStream(page.get_contents(), page.pdf).operations)
+    assert len(block.lines) >= 4
+    assert shows <= 4 * len(block.lines) < len(text) / 4
+
+    textpage = pdfium.PdfDocument(data)[0].get_textpage()
+    origins = []
+    for i in range(textpage.count_chars()):
+        if pdfium_raw.FPDFText_IsGenerated(textpage.raw, i) == 1 or textpage.get_text_range(i, 1) in "\r\n":
+            continue
+        x, y = ctypes.c_double(), ctypes.c_double()
+        pdfium_raw.FPDFText_GetCharOrigin(textpage.raw, i, x, y)
+        origins.append(x.value)
+    assert len(origins) == len(text)
+    start = 0
+    for number, line in enumerate(block.lines):
+        end = start + sum(len(piece[1]) for piece in line.pieces)
+        widths = [pdfmetrics.stringWidth(ch, gothic, 9.5) for ch in text[start:end]]
+        cuts = stretch_points(text, start, end) if number < len(block.lines) - 1 else []
+        extra = (width - sum(widths)) / len(cuts) if cuts else 0.0
+        x = 50.0
+        for k in range(start, end):
+            if k in cuts:
+                x += extra
+            assert abs(origins[k] - x) < 0.01, (number, text[k])
+            x += widths[k - start]
+        start = end

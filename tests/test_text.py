@@ -358,3 +358,22 @@ def test_a_dot_inside_a_katakana_word_joins_it_and_a_list_dot_separates():
         assert not any(line.endswith("アクション・") for line in break_lines(word, GOTHIC, SIZE, em(n), "ja"))
     listed = "表は共通、裏（ボスイベント・尿意ノルマ・確定報酬）は1枚ごとに違う。"
     assert any(line.endswith("ボスイベント・") for n in range(12, 22) for line in break_lines(listed, GOTHIC, SIZE, em(n), "ja"))
+
+
+def test_a_text_that_fits_its_measure_is_one_line_weighed_nowhere():
+    """A text no wider than its measure is one line, and no break of it is weighed: BudouX never
+    reads a Japanese one (most of a rulebook's cells, headings and short paragraphs fit)."""
+    from cardgen import text as text_module
+    from cardgen.text import LineSpan, break_spans
+
+    text_module.phrase_boundaries.cache_clear()
+    japanese = "山札の上から１枚引きます。"
+    spans = break_spans(japanese, [10.0] * len(japanese), 10.0 * len(japanese), "ja", 10.0, justified=True)
+    assert spans == [LineSpan(0, len(japanese), last=True)]
+    assert text_module.phrase_boundaries.cache_info().misses == 0
+    english = "  Draw one card.  "
+    spans = break_spans(english, [5.0] * len(english), 5.0 * 14, "en", 10.0, balanced=True)
+    assert spans == [LineSpan(2, 16, last=True)]
+    # one point narrower, the Japanese text is weighed (and broken) as before
+    spans = break_spans(japanese, [10.0] * len(japanese), 10.0 * len(japanese) - 1, "ja", 10.0, justified=True)
+    assert len(spans) == 2 and text_module.phrase_boundaries.cache_info().misses == 1

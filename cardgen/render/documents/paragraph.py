@@ -13,14 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import accumulate, groupby
 from typing import Any, Callable, Sequence
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from ...fonts import draw_string, face_runs
+from ...fonts import draw_string, face_of, face_runs
 from ...memo import Memo
-from ...text import ICON_EM, break_spans, is_icon, runs, stretch_points, typographic_runs
+from ...text import ICON_EM, break_spans, has_icon, is_icon, runs, stretch_points, typographic_runs
 from .page_template import layout_only as _layout_only
 
 
@@ -73,6 +75,84 @@ def _char_width(ch: str, font: str, size: float) -> float:
     return pdfmetrics.stringWidth(ch, font, size)
 
 
+class _Advances(dict):
+    """Each character's advance in one font at one size, measured on first use: a paragraph's
+    widths are looked up run by run (`map`), not one cached call per character."""
+
+    def __init__(self, font: str, size: float) -> None:
+        super().__init__()
+        self.font, self.size = font, size
+
+    def __missing__(self, ch: str) -> float:
+        width = self[ch] = _char_width(ch, self.font, self.size)
+        return width
+
+
+@lru_cache(maxsize=1024)
+def _advances(font: str, size: float) -> _Advances:
+    return _Advances(font, size)
+
+
+class _Faces(dict):
+    """The font each character of a text in `base` and `lang` is set in, as `fonts.face_of`
+    decides it, asked once per character (a rulebook sets a few hundred distinct ones)."""
+
+    def __init__(self, base: str, lang: str, strong: bool) -> None:
+        super().__init__()
+        self.base, self.lang, self.strong = base, lang, strong
+
+    def __missing__(self, ch: str) -> str:
+        font = self[ch] = face_of(ch, self.base, self.lang, self.strong)
+        return font
+
+
+@lru_cache(maxsize=256)
+def _faces(base: str, lang: str, strong: bool) -> _Faces:
+    return _Faces(base, lang, strong)
+
+
+def _widths(text: str, fonts: Sequence[str], size: float) -> list[float]:
+    """The advance of every character of `text`, text[i] in fonts[i], at `size`."""
+    out: list[float] = []
+    at = 0
+    for font, run in groupby(fonts):
+        count = len(list(run))
+        out += map(_advances(font, size).__getitem__, text[at:at + count])
+        at += count
+    return out
+
+
+def _text_code(canv, pieces: Sequence[tuple[float, str, str, float]], x: float, baseline: float, size: float,
+               char_space: float = 0.0) -> str:
+    """The text operators (for inside BT ... ET) that set `pieces` ((x from `x`, text, font, room
+    after each character), in order along one baseline) with `char_space` more after every glyph:
+    each piece at its own origin, a font and a character spacing only where they change.
+    ReportLab's textOut wrote a font, leading and spacing again for every piece, and a show per
+    character of a justified line."""
+    doc, escape = canv._doc, canv._escape
+    ops = []
+    current, spacing = None, None
+    for px, text, font, room in pieces:
+        face = pdfmetrics.getFont(font)
+        if char_space + room != spacing:
+            spacing = char_space + room
+            ops.append(f"{fp_str(spacing)} Tc")
+        ops.append(f"1 0 0 1 {fp_str(x + px, baseline)} Tm")
+        for subset, chunk in face.splitString(text, doc):
+            name = face.getSubsetInternalName(subset, doc)
+            if name != current:
+                ops.append(f"{name} {fp_str(size)} Tf")
+                current = name
+            ops.append(f"({escape(chunk)}) Tj")
+    return " ".join(ops)
+
+
+@lru_cache(maxsize=65536)
+def _whole_units(ch: str, font: str) -> bool:
+    """Whether `ch` is a whole number of thousandths of an em wide in `font` (as a PDF lists it)."""
+    return _char_width(ch, font, 1000.0).is_integer()
+
+
 def _split_runs(text: str) -> list[tuple[str, bool]]:
     """`a **b** c` -> [("a ", False), ("b", True), (" c", False)]."""
     runs: list[tuple[str, bool]] = []
@@ -97,7 +177,8 @@ _BROKEN = Memo()  # lines of a text block, by its text, the style its breaking r
 
 @dataclass(frozen=True)
 class _Line:
-    pieces: tuple[tuple[float, str, str], ...]  # (x from the line's start, text, font)
+    # (x from the line's start, text, font, room added after each of its characters)
+    pieces: tuple[tuple[float, str, str, float], ...]
     width: float                                # the width it is set to
     char_space: float = 0.0                     # negative to squeeze a line that measures too wide
 
@@ -134,13 +215,16 @@ class TextBlock(Flowable):
         glyphs = self.style.glyphs  # drawn as shapes in the style font's advance (`_draw_suit_glyph`)
         for t, strong in self.runs:
             base = self.style.strong if strong else self.style.font
-            for piece, face in face_runs(t, base, self.lang, strong):
-                out.extend(base if ch in glyphs else face for ch in piece)
+            faces = _faces(base, self.lang, strong)
+            if glyphs:
+                out.extend(base if ch in glyphs else faces[ch] for ch in t)
+            else:
+                out.extend(map(faces.__getitem__, t))
         return out
 
     def _measure(self, text: str, fonts: Sequence[str]) -> float:
         size = self.style.size
-        return sum(_char_width(ch, f, size) for ch, f in zip(text, fonts))
+        return sum(_widths(text, fonts, size))
 
     def _justified(self, width: float) -> bool:
         return (self.lang == "ja" and self.style.align == "left" and self.style.justify
@@ -150,7 +234,12 @@ class TextBlock(Flowable):
         plain = self.plain
         fonts = self._fonts()
         size = self.style.size
-        widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+        glyphs = self.style.glyphs
+        plain_text = not has_icon(plain) and not (glyphs and any(ch in glyphs for ch in plain))  # no piece of its own
+        if plain_text:
+            widths = _widths(plain, fonts, size)
+        else:
+            widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
         # A ragged measure of 10 em or more (a table cell) is filled like a justified one: a line
         # left several em short there reads as a hard break; only a narrow one prefers phrases.
@@ -170,24 +259,46 @@ class TextBlock(Flowable):
             squeeze = 0.0
             if not cuts and natural > width + 0.01 and b - a > 1:
                 squeeze = (width - natural) / (b - a)
-            pieces: list[tuple[float, str, str]] = []
+            # A piece is a run of characters in one font drawn as one show: set close (as the font
+            # spaces them) or, on a justified line, spaced out by the same room after every
+            # character (a run of ideographs), which the show's character spacing adds. A spaced
+            # run goes on only after a character a whole number of font units wide (every
+            # ideograph and kana), so a viewer that rounds glyph widths (PDFium) puts each
+            # character where its own origin would.
+            if plain_text and not cuts:
+                # set close: a piece per run of one font, each character where the loop below puts it
+                xs = list(accumulate((w + squeeze for w in widths[a:b]), initial=0.0))
+                line_pieces = []
+                at = a
+                for font, run in groupby(fonts[a:b]):
+                    count = len(list(run))
+                    line_pieces.append((xs[at - a], plain[at:at + count], font, 0.0))
+                    at += count
+                if span.hyphen:
+                    line_pieces.append((xs[-1], "-", fonts[b - 1], 0.0))
+                lines.append(_Line(tuple(line_pieces), min(natural, width) if squeeze else natural, squeeze))
+                continue
+            pieces: list[list] = []  # [x, text, font, room after each character (None: one character yet)]
             x = 0.0
             cut_set = set(cuts)
-            glyphs = self.style.glyphs
             for i in range(a, b):
-                if i in cut_set:
-                    x += extra
-                if plain[i] in glyphs or is_icon(plain[i]):  # a piece of its own, font "" (see draw_line)
-                    pieces.append((x, plain[i], ""))
-                elif pieces and i not in cut_set and pieces[-1][2] == fonts[i]:
-                    px, pt, pf = pieces[-1]
-                    pieces[-1] = (px, pt + plain[i], pf)
+                ch = plain[i]
+                gap = extra if i in cut_set else 0.0
+                x += gap
+                last = pieces[-1] if pieces else None
+                if ch in glyphs or is_icon(ch):  # a piece of its own, font "" (see draw_line)
+                    pieces.append([x, ch, "", 0.0])
+                elif (last is not None and last[2] == fonts[i] and last[3] in (None, gap)
+                      and (not gap or _whole_units(plain[i - 1], fonts[i - 1]))):
+                    last[1] += ch
+                    last[3] = gap
                 else:
-                    pieces.append((x, plain[i], fonts[i]))
+                    pieces.append([x, ch, fonts[i], None])
                 x += widths[i] + squeeze
             if span.hyphen:
-                pieces.append((x, "-", fonts[b - 1]))
-            lines.append(_Line(tuple(pieces), width if cuts else min(natural, width) if squeeze else natural, squeeze))
+                pieces.append([x, "-", fonts[b - 1], 0.0])
+            line_pieces = tuple((px, text, font, room or 0.0) for px, text, font, room in pieces)
+            lines.append(_Line(line_pieces, width if cuts else min(natural, width) if squeeze else natural, squeeze))
         return tuple(lines)
 
     def _text_width(self, avail: float) -> float:
@@ -259,37 +370,58 @@ class TextBlock(Flowable):
             return
         st = self.style
         ascent = st.size * 0.88
-        y = self.height - (st.leading - st.size) / 2 - ascent
-        for index in range(len(self._lines)):
-            self.draw_line(canv, index, 0.0, y)
-            y -= st.leading
+        top = self.height - (st.leading - st.size) / 2 - ascent
+        if all(piece[2] for line in self._lines for piece in line.pieces):
+            # text only (no icon or drawn glyph between the lines' text): the whole block is one
+            # text object, in one colour
+            canv.setFillColorRGB(*st.color)
+            code = []
+            if self.bullet and self._lines:
+                code.append(_text_code(canv, self._bullet_pieces(), st.left - st.bullet_width, top, st.size))
+            for index, line in enumerate(self._lines):
+                if line.pieces:
+                    code.append(_text_code(canv, line.pieces, self._line_x(line, 0.0), top - index * st.leading, st.size,
+                                           line.char_space))
+            if code:
+                canv._code.append(f"BT {' '.join(code)} ET")
+        else:
+            for index in range(len(self._lines)):
+                self.draw_line(canv, index, 0.0, top - index * st.leading)
         self.draw_extra()
+
+    def _bullet_pieces(self) -> tuple[tuple[float, str, str, float], ...]:
+        """The list marker as `_text_code` pieces, each run in the face that sets it (`face_of`:
+        a Latin language's "1." in its Latin face, as the text beside it)."""
+        pieces, x = [], 0.0
+        for piece, face in face_runs(self.bullet, self.style.font, self.lang):
+            pieces.append((x, piece, face, 0.0))
+            x += pdfmetrics.stringWidth(piece, face, self.style.size)
+        return tuple(pieces)
+
+    def _line_x(self, line: _Line, x0: float) -> float:
+        """Where `line` starts, for the block's left edge at `x0`."""
+        st = self.style
+        x = x0 + st.left
+        if st.align == "center":
+            x += (self.width - st.left - st.right - line.width) / 2
+        elif st.align == "right":
+            x += self.width - st.left - st.right - line.width
+        return x
 
     def draw_line(self, canv, index: int, x0: float, baseline: float) -> None:
         """Draw line `index` of the last `wrap` with the block's left edge at `x0` (for a page writer
-        that places lines itself; `draw` calls it for every line)."""
+        that places lines itself; `draw` calls it for a block with icons or drawn glyphs)."""
         st = self.style
         line = self._lines[index]
         canv.setFillColorRGB(*st.color)
-        inner = self.width - st.left - st.right
-        x = x0 + st.left
-        if st.align == "center":
-            x += (inner - line.width) / 2
-        elif st.align == "right":
-            x += inner - line.width
+        x = self._line_x(line, x0)
         if index == 0 and self.bullet:
             canv.setFont(st.font, st.size)
             draw_string(canv, x0 + st.left - st.bullet_width, baseline, self.bullet, self.lang)
-        text_pieces = [p for p in line.pieces if p[2]]
+        text_pieces = tuple(p for p in line.pieces if p[2])
         if text_pieces:
-            t = canv.beginText(x, baseline)
-            t.setCharSpace(line.char_space)
-            for px, text, font in text_pieces:
-                t.setTextOrigin(x + px, baseline)
-                t.setFont(font, st.size)
-                t.textOut(text)
-            canv.drawText(t)
-        for px, text, font in line.pieces:
+            canv._code.append(f"BT {_text_code(canv, text_pieces, x, baseline, st.size, line.char_space)} ET")
+        for px, text, font, _ in line.pieces:
             if font:
                 continue
             if is_icon(text):
