@@ -385,6 +385,8 @@ class Deck:
         if table is None or act(table.cards[0]) != table.actions[0]:  # see _outcome_table
             table = self._table = _OutcomeTable.kept(cards, act, tables)
         if table.top == 1:
+            if table.rows is None:      # not a kept table: see uniform
+                return list(zip(table.actions, repeat(1 / table.total)))
             return table.uniform()
         return list(zip(table.actions, table.probabilities()))
 
