@@ -189,12 +189,13 @@ class _OutcomeTable:
                  "ranks", "rank", "by_rank", "rows")
 
     def __init__(self, cards: list, act: Callable[[Any], "Action"]) -> None:
-        counts = Counter(cards)
-        named = {card: act(card) for card in counts}
+        distinct = set(cards)
+        counts = Counter(cards) if len(distinct) < len(cards) else None   # None: every card once
+        named = dict(zip(distinct, map(act, distinct)))
         # sorted by action, each named once (the cards' actions are unique and compare)
-        self.cards = sorted(counts, key=named.__getitem__)
+        self.cards = sorted(distinct, key=named.__getitem__)
         self.actions = list(map(named.__getitem__, self.cards))
-        self.counts = list(map(counts.__getitem__, self.cards))
+        self.counts = [1] * len(self.cards) if counts is None else list(map(counts.__getitem__, self.cards))
         self.total = len(cards)
         self.top = max(self.counts)     # the largest multiplicity when built: take() only lowers them
         self.code: Callable[[Any], Any] | None = None
