@@ -237,12 +237,18 @@ def test_a_decks_chance_outcomes_are_kept_across_every_change(kept):
                 deck.shuffle_in([rng.choice("xyz")])
             if rng.random() < 0.2:
                 deck = deck.copy()
+            elif rng.random() < 0.05:
+                deck = pickle.loads(pickle.dumps(deck))
     if kept:
         # decks that start alike, every card once, list the same pairs, not new ones per draw,
         # once the deck is kept (met twice) and the list was met twice by kept copies
         lists = [Deck(list("abcdefgh")).outcomes(act, tables) for _ in range(4)]
         assert lists[0] == lists[1] == lists[2] == lists[3]
         assert all(a is b for a, b in zip(lists[2], lists[3]))
+        # a pickled deck leaves those lists behind (they are a cache)
+        deck = Deck(list("abcdefgh"))
+        deck.outcomes(act, tables)
+        assert deck._table.rows and pickle.loads(pickle.dumps(deck))._table.rows == {}
 
 
 @pytest.mark.parametrize("game_id,players", [("llll", 3), ("alice", 2), ("requiem", 3), ("ohanatsumi", 3)])

@@ -215,6 +215,17 @@ class _OutcomeTable:
         new.rank, new.by_rank, new.rows = self.rank, self.by_rank, self.rows
         return new
 
+    def __getstate__(self) -> dict:
+        # pickled (or deep-copied) without its caches, made again when asked: the codes (whose
+        # `code` may be any callable) and the rows its lineage met
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state.update(code=None, codes=[], codes_sorted=True, rows=None if self.rows is None else {})
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
     @classmethod
     def kept(cls, cards: list, act: Callable[[Any], "Action"], tables: dict | None) -> "_OutcomeTable":
         """A new table of `cards` named by `act`: from the second time the same cards and naming
