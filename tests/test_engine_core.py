@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
 
@@ -189,11 +190,14 @@ def test_results_count_the_players_decisions_apart_from_every_move(game):
     assert chance == 32 and automatic > 0 and result.as_dict()["decisions"] == result.decisions
 
 
-def test_a_decks_chance_outcomes_are_kept_across_every_change():
+@pytest.mark.parametrize("kept", [False, True], ids=["own", "kept"])
+def test_a_decks_chance_outcomes_are_kept_across_every_change(kept):
     """Deck.outcomes (the next draw's cards with their probabilities, kept incrementally, also
     for an unordered layer under known cards) always equals a fresh count of the top layer,
     sorted by the draw actions (here in the reverse of the cards' order), and so do the coded
-    outcomes the bridge asks for (sorted by code), whatever happens to the deck."""
+    outcomes the bridge asks for (sorted by code), whatever happens to the deck; also when the
+    tables are kept across decks (`kept`: as the rules keep them, for decks that start alike)
+    and their outcome lists are reused."""
     from cardgen.engine.core import Deck
 
     def act(card):
@@ -203,8 +207,10 @@ def test_a_decks_chance_outcomes_are_kept_across_every_change():
         return ord(action[-1]) % 7 * 1000 + ord(action[-1])
 
     rng = random.Random(5)
+    tables = {} if kept else None
+    starts = [[rng.choice("abcdefgh") for _ in range(rng.randint(1, 30))] for _ in range(6)] + [list("abcdefgh")]
     for trial in range(200):
-        deck = Deck([rng.choice("abcdefgh") for _ in range(rng.randint(1, 30))])
+        deck = Deck(rng.choice(starts) if kept else [rng.choice("abcdefgh") for _ in range(rng.randint(1, 30))])
         for _ in range(40):
             if not deck:
                 break
@@ -212,9 +218,9 @@ def test_a_decks_chance_outcomes_are_kept_across_every_change():
             counts = {top[-1]: 1} if ordered else Counter(top)
             total = sum(counts.values())
             expected = sorted((act(card), k / total) for card, k in counts.items())
-            assert deck.outcomes(act) == expected
-            assert deck.outcome_actions(act) == [a for a, _ in expected]
-            assert deck.coded_outcomes(act, code) == sorted((code(a), p) for a, p in expected)
+            assert deck.outcomes(act, tables) == expected
+            assert deck.outcome_actions(act, tables) == [a for a, _ in expected]
+            assert deck.coded_outcomes(act, code, tables) == sorted((code(a), p) for a, p in expected)
             op = rng.random()
             if op < 0.55:
                 deck.take(deck.candidate(int(rng.random() * deck.choices())))
@@ -231,6 +237,18 @@ def test_a_decks_chance_outcomes_are_kept_across_every_change():
                 deck.shuffle_in([rng.choice("xyz")])
             if rng.random() < 0.2:
                 deck = deck.copy()
+            elif rng.random() < 0.05:
+                deck = pickle.loads(pickle.dumps(deck))
+    if kept:
+        # decks that start alike, every card once, list the same pairs, not new ones per draw,
+        # once the deck is kept (met twice) and the list was met twice by kept copies
+        lists = [Deck(list("abcdefgh")).outcomes(act, tables) for _ in range(4)]
+        assert lists[0] == lists[1] == lists[2] == lists[3]
+        assert all(a is b for a, b in zip(lists[2], lists[3]))
+        # a pickled deck leaves those lists behind (they are a cache)
+        deck = Deck(list("abcdefgh"))
+        deck.outcomes(act, tables)
+        assert deck._table.rows and pickle.loads(pickle.dumps(deck))._table.rows == {}
 
 
 @pytest.mark.parametrize("game_id,players", [("llll", 3), ("alice", 2), ("requiem", 3), ("ohanatsumi", 3)])
@@ -257,3 +275,6 @@ def test_chance_outcomes_from_the_deck_match_the_equally_likely_draws(game_id, p
             legal = state.legal_actions()
             state.apply_unchecked(legal[int(rng.random() * len(legal))])
     assert checked > 10
+    # the rules keep the decks' tables for the next game, but do not pickle them
+    assert rules.outcome_tables
+    assert "outcome_tables" not in vars(pickle.loads(pickle.dumps(rules)))

@@ -237,6 +237,42 @@ def test_clone_deepcopy_and_resample_keep_the_history():
         assert str(replay) == str(resampled)
 
 
+def test_apply_action_from_python_keeps_one_history_without_a_round_trip(monkeypatch):
+    """Python's apply_action is answered by the bridge (C++'s ApplyAction would call back into
+    Python twice per move: the speed of issue #30); every history accessor still answers as if
+    C++ had applied each move, whichever side applied it."""
+    game = _game("requiem", 3, "standard")
+    by_python = game.new_initial_state()
+    assert by_python.is_initial_state() and not by_python.is_initial_non_chance_state()
+    _play_random(by_python, np.random.RandomState(5), stop=lambda s: not s.is_chance_node())
+    assert by_python.is_initial_non_chance_state() and not by_python.is_initial_state()
+    by_python = by_python.child(by_python.legal_actions()[0])       # C++ applies this one
+    _play_random(by_python, np.random.RandomState(5), stop=lambda s: s.move_number() >= 40)
+    by_python.apply_action(np.int64(by_python.legal_actions()[0]))   # as rng.choice gives it
+    by_cpp = game.new_initial_state()
+    for action in by_python.history():
+        pyspiel.State.apply_action(by_cpp, action)
+    assert all(type(action) is int for action in by_python.history())
+    assert by_python.history() == pyspiel.State.history(by_cpp)
+    assert by_python.history_str() == pyspiel.State.history_str(by_cpp)
+    assert by_python.move_number() == pyspiel.State.move_number(by_cpp) == 41
+    assert ([(pa.player, pa.action) for pa in by_python.full_history()]
+            == [(pa.player, pa.action) for pa in pyspiel.State.full_history(by_cpp)])
+    assert not by_python.is_initial_state() and not by_python.is_initial_non_chance_state()
+    assert by_python.serialize() == pyspiel.State.serialize(by_cpp)
+    assert str(game.deserialize_state(by_python.serialize())) == str(by_cpp)
+    with pytest.raises(pyspiel.SpielError):
+        by_python.apply_action(game.num_distinct_actions())
+    with pytest.raises(TypeError):
+        by_python.apply_action(1.0)
+    # no round trip: the bridge's own current_player is not called back by apply_action
+    calls = []
+    current_player = bridge.BridgeState.current_player
+    monkeypatch.setattr(bridge.BridgeState, "current_player", lambda self: calls.append(1) or current_player(self))
+    by_python.apply_action(by_python.legal_actions()[0])
+    assert calls == []
+
+
 def test_games_and_states_pickle_and_serialize_small():
     game = _game("ohanatsumi", 3, "standard")
     state = _play_random(game.new_initial_state(), np.random.RandomState(3), stop=lambda s: s.move_number() >= 60)

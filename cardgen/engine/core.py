@@ -24,6 +24,7 @@ import functools
 import json
 import random
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -170,42 +171,119 @@ class IllegalAction(ValueError):
     """An action that is not legal in the current state; the message says why."""
 
 
+_KEPT_TABLES = 64     # outcome tables kept per rules (`Rules.outcome_tables`); all dropped when full
+_UNMET = object()     # not met yet (a key of the kept tables, a total of `_OutcomeTable.uniform`)
+
+
 class _OutcomeTable:
     """The chance outcomes of a draw from one unordered layer of a Deck: its distinct cards,
     their draw actions and their multiplicities, in the actions' sorted order, and optionally
-    the actions' codes (the bridge's ids), kept in step by `drawn`."""
+    the actions' codes (the bridge's ids), kept in step by `drawn`.
 
-    __slots__ = ("cards", "actions", "counts", "total", "top", "code", "codes", "codes_sorted")
+    A table the rules keep (`kept`) shares with its copies what never changes: each card's rank
+    (its place in the table as built, so that `ranks`, the ranks of the cards left, stay sorted
+    and `drawn` finds a card by bisection) and `rows`, the outcome lists met before when every
+    card is there once (see `uniform`). A table of its own has none of them (None)."""
+
+    __slots__ = ("cards", "actions", "counts", "total", "top", "code", "codes", "codes_sorted",
+                 "ranks", "rank", "by_rank", "rows")
 
     def __init__(self, cards: list, act: Callable[[Any], "Action"]) -> None:
-        counts = Counter(cards)
-        rows = sorted((act(card), card) for card in counts)   # actions are unique and compare
-        self.cards = [card for _, card in rows]
-        self.actions = [action for action, _ in rows]
-        self.counts = [counts[card] for card in self.cards]
+        distinct = set(cards)
+        counts = Counter(cards) if len(distinct) < len(cards) else None   # None: every card once
+        named = dict(zip(distinct, map(act, distinct)))
+        # sorted by action, each named once (the cards' actions are unique and compare)
+        self.cards = sorted(distinct, key=named.__getitem__)
+        self.actions = list(map(named.__getitem__, self.cards))
+        self.counts = [1] * len(self.cards) if counts is None else list(map(counts.__getitem__, self.cards))
         self.total = len(cards)
         self.top = max(self.counts)     # the largest multiplicity when built: take() only lowers them
         self.code: Callable[[Any], Any] | None = None
         self.codes: list = []
         self.codes_sorted = True
+        self.ranks: list[int] | None = None
+        self.rank: dict[Any, int] | None = None
+        self.by_rank: tuple | None = None
+        self.rows: dict[int, list | None] | None = None
 
     def copy(self) -> "_OutcomeTable":
         new = _OutcomeTable.__new__(_OutcomeTable)
         new.cards, new.actions, new.counts = list(self.cards), list(self.actions), list(self.counts)
         new.total, new.top, new.code, new.codes_sorted = self.total, self.top, self.code, self.codes_sorted
         new.codes = list(self.codes)
+        new.ranks = None if self.ranks is None else list(self.ranks)
+        new.rank, new.by_rank, new.rows = self.rank, self.by_rank, self.rows
         return new
 
+    def __getstate__(self) -> dict:
+        # pickled (or deep-copied) without its caches, made again when asked: the codes (whose
+        # `code` may be any callable) and the rows its lineage met
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state.update(code=None, codes=[], codes_sorted=True, rows=None if self.rows is None else {})
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    @classmethod
+    def kept(cls, cards: list, act: Callable[[Any], "Action"], tables: dict | None) -> "_OutcomeTable":
+        """A new table of `cards` named by `act`: from the second time the same cards and naming
+        are met, a copy of the one kept in `tables` (the rules' `outcome_tables`: every game starts
+        from the same decks; a deck made mid-game is seldom met again, and is not kept). The naming
+        is told by the first card's action, as a deck's own table is (`Deck._outcome_table`)."""
+        if tables is None:
+            return cls(cards, act)
+        key = (tuple(cards), act(cards[0]))
+        table = tables.get(key, _UNMET)
+        if table is _UNMET:
+            if len(tables) >= _KEPT_TABLES:
+                tables.clear()
+            tables[key] = None
+            return cls(cards, act)
+        if table is None:
+            table = tables[key] = cls(cards, act)
+            table.ranks = list(range(len(table.cards)))
+            table.rank = {card: i for i, card in enumerate(table.cards)}
+            table.by_rank = tuple(table.actions)
+            table.rows = {}
+        return table.copy()
+
     def drawn(self, card: Any) -> None:
-        j = self.cards.index(card)
+        ranks = self.ranks
+        if ranks is None:
+            j = self.cards.index(card)
+        else:
+            rank = self.rank.get(card, -1)
+            j = bisect_left(ranks, rank)
+            if j == len(ranks) or ranks[j] != rank:
+                raise InvariantError(f"{card} was drawn but is not among the deck's outcomes")
         k = self.counts[j] - 1
         if k:
             self.counts[j] = k
         else:
             del self.cards[j], self.actions[j], self.counts[j]
+            if ranks is not None:
+                del ranks[j]
             if self.code is not None:
                 del self.codes[j]
         self.total -= 1
+
+    def uniform(self) -> list:
+        """(action, 1 / total) of each outcome, sorted, when every card is there once (top 1). A
+        kept table's lineage (its copies: clones, and the same deck in later games) makes the pairs
+        of a total once, the second time it meets it, and then selects from them by rank."""
+        total = self.total
+        rows = self.rows
+        row = rows.get(total, _UNMET) if rows is not None else _UNMET
+        if row is _UNMET:
+            if rows is not None:
+                rows[total] = None
+            return list(zip(self.actions, repeat(1 / total)))
+        if row is None:
+            p = 1 / total
+            row = rows[total] = [(action, p) for action in self.by_rank]
+        return [row[i] for i in self.ranks]
 
     def probabilities(self) -> Iterable[float]:
         total = self.total
@@ -294,8 +372,9 @@ class Deck:
         ordered, cards = self.layers[0]
         return [cards[-1]] if ordered else sorted(set(cards))
 
-    def _outcome_table(self, act: Callable[[Any], "Action"]) -> _OutcomeTable | None:
-        """The top layer's outcome table, None when its top card is known."""
+    def _outcome_table(self, act: Callable[[Any], "Action"], tables: dict | None = None) -> _OutcomeTable | None:
+        """The top layer's outcome table, None when its top card is known; `tables` keeps tables
+        across decks (see `_OutcomeTable.kept`)."""
         ordered, cards = self.layers[0]
         if ordered:
             return None
@@ -303,33 +382,37 @@ class Deck:
         # rebuilt when `act` names draws otherwise than the act it was built with (a game may name
         # an event's peek `draw:<card>:peek` and a plain draw `draw:<card>` from the same deck)
         if table is None or act(table.cards[0]) != table.actions[0]:
-            table = self._table = _OutcomeTable(cards, act)
+            table = self._table = _OutcomeTable.kept(cards, act, tables)
         return table
 
-    def outcomes(self, act: Callable[[Any], "Action"]) -> list[tuple["Action", float]]:
+    def outcomes(self, act: Callable[[Any], "Action"], tables: dict | None = None) -> list[tuple["Action", float]]:
         """The next draw's chance outcomes, sorted: (act(card), probability) for each distinct
-        card it may be. `act` names the draw of a card; a table built with another naming is rebuilt."""
+        card it may be. `act` names the draw of a card; a table built with another naming is
+        rebuilt (from `tables` when it has it: see `_OutcomeTable.kept`)."""
         # _outcome_table inlined: this runs at every chance node of a State-API walk
         ordered, cards = self.layers[0]
         if ordered:
             return [(act(cards[-1]), 1.0)]
         table = self._table
         if table is None or act(table.cards[0]) != table.actions[0]:  # see _outcome_table
-            table = self._table = _OutcomeTable(cards, act)
+            table = self._table = _OutcomeTable.kept(cards, act, tables)
         if table.top == 1:
-            return list(zip(table.actions, repeat(1 / table.total)))
+            if table.rows is None:      # not a kept table: see uniform
+                return list(zip(table.actions, repeat(1 / table.total)))
+            return table.uniform()
         return list(zip(table.actions, table.probabilities()))
 
-    def outcome_actions(self, act: Callable[[Any], "Action"]) -> list["Action"]:
+    def outcome_actions(self, act: Callable[[Any], "Action"], tables: dict | None = None) -> list["Action"]:
         """The actions of `outcomes(act)` alone (the legal actions of a draw)."""
-        table = self._outcome_table(act)
+        table = self._outcome_table(act, tables)
         return [act(self.layers[0][1][-1])] if table is None else list(table.actions)
 
-    def coded_outcomes(self, act: Callable[[Any], "Action"], code: Callable[["Action"], Any]) -> list[tuple[Any, float]]:
+    def coded_outcomes(self, act: Callable[[Any], "Action"], code: Callable[["Action"], Any],
+                       tables: dict | None = None) -> list[tuple[Any, float]]:
         """`outcomes(act)` with each action replaced by `code(action)` (an id), sorted by code.
         The codes are kept with the outcomes while `code` is the same object, so a caller that
         numbers actions (the OpenSpiel bridge) maps each card once per shuffle, not per draw."""
-        table = self._outcome_table(act)
+        table = self._outcome_table(act, tables)
         if table is None:
             return [(code(act(self.layers[0][1][-1])), 1.0)]
         return table.coded(code)
@@ -457,7 +540,7 @@ class State:
         """(outcome, probability) at a chance node, sorted by outcome; probabilities sum to 1."""
         deck = self.chance_deck()
         if deck is not None:
-            return deck.outcomes(self.draw_action)
+            return deck.outcomes(self.draw_action, self.rules.outcome_tables)
         n = self.chance_size()
         if not n:
             return []
@@ -470,7 +553,7 @@ class State:
         object every time."""
         deck = self._outcome_deck()
         if deck is not None:
-            return deck.coded_outcomes(self.draw_action, code)
+            return deck.coded_outcomes(self.draw_action, code, self.rules.outcome_tables)
         out = [(code(action), p) for action, p in self.chance_outcomes()]
         out.sort()
         return out
@@ -482,7 +565,7 @@ class State:
         if self.current_player() == CHANCE:
             deck = self._outcome_deck()
             if deck is not None:
-                return deck.outcome_actions(self.draw_action)
+                return deck.outcome_actions(self.draw_action, self.rules.outcome_tables)
             return [a for a, _ in self.chance_outcomes()]
         return self._legal_actions()
 
@@ -834,6 +917,16 @@ class Rules:
     claim_checks: ClassVar[Any] = None      # game -> [CheckResult]: the game's claims, run by `check`
     simulation_checks: ClassVar[Any] = None  # game -> [CheckResult]: replaces the random-simulation sweep
     rounds_by_players: ClassVar[Any] = None  # game -> {players: rounds}, for the playtest score sheet
+
+    @functools.cached_property
+    def outcome_tables(self) -> dict:
+        """Decks' outcome tables kept across states (see `_OutcomeTable.kept`); not pickled."""
+        return {}
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("outcome_tables", None)
+        return state
 
     @functools.cached_property
     def card_counts(self) -> dict[str, int]:

@@ -18,7 +18,9 @@ moves, `Rules.chance_space` for chance outcomes), computed from the rules and th
 a history recorded in one process replays in another; `num_distinct_actions()` and
 `max_chance_outcomes()` are their sizes. A state's OpenSpiel history is the list of ids applied
 to it; `serialize()` carries only that (the engine state is replayed from it), and pickling a
-state pickles its game (with the rules) and that list.
+state pickles its game (with the rules) and that list. `apply_action` from Python is answered
+here without a round trip through C++, so C++'s own history holds only the moves C++ applied
+(`child`, C++ algorithms); every history accessor reads the bridge's list instead.
 
 Observers honour `IIGObservationType`: the public part is what every seat sees, the private
 part one seat's (or every seat's) own information, and perfect recall adds the history as the
@@ -33,6 +35,7 @@ treats it as the truth) with random rollouts.
 from __future__ import annotations
 
 import json
+import operator
 import random
 import time
 from typing import Any, Sequence
@@ -57,6 +60,7 @@ class _Context:
         self.chances: ActionSpace = rules.chance_space
         # one object for every call: a deck keeps the codes of its outcomes while it is the same
         self.chance_id = self.chances.id
+        self.action_id = self.actions.cached_id     # the id of an action numbered before, else None
         self.determinizer = None
         self.rng = random.Random(0)
         self._layout: ObservationLayout | None = None
@@ -215,21 +219,20 @@ class BridgeState(pyspiel.State):
         if state is None:
             state = self._resolve()
         current = state.current_player()
+        if current >= 0 and (player is None or player == current):
+            legal = state._legal_actions()     # State.legal_actions at a decision, one call less
+            out = list(map(box.ctx.action_id, legal))
+            if None in out:                    # an action not numbered yet in this process
+                out = box.ctx.actions.ids(legal)
+            out.sort()
+            return out
         if current == TERMINAL:
             return []
         if player is not None and player != current:
             if player < 0:
                 raise pyspiel.SpielError(f"legal_actions of the pseudo-player {player}")
             return []
-        if current == CHANCE:
-            return [code for code, _ in state.coded_chance_outcomes(box.ctx.chance_id)]
-        space = box.ctx.actions
-        legal = state._legal_actions()         # State.legal_actions at a decision, one call less
-        out = list(map(space.cached_id, legal))
-        if None in out:
-            out = space.ids(legal)
-        out.sort()
-        return out
+        return [code for code, _ in state.coded_chance_outcomes(box.ctx.chance_id)]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         box = self._box
@@ -238,7 +241,14 @@ class BridgeState(pyspiel.State):
             state = self._resolve()
         return state.coded_chance_outcomes(box.ctx.chance_id)
 
-    def _apply_action(self, action: int) -> None:
+    def apply_action(self, action: int) -> None:
+        """OpenSpiel's apply_action, answered here for Python callers: C++'s ApplyAction would
+        cross into Python twice per move (current_player, then _apply_action) to keep a history
+        of its own. The bridge's list of moves is the history: every accessor that OpenSpiel
+        answers from C++'s history is answered from it here (history, full_history,
+        move_number, serialize, ...). C++ callers come through `_apply_action`, this same code."""
+        if type(action) is not int:
+            action = operator.index(action)     # a numpy integer, as C++ would take it; not a float
         box = self._box
         state = box.state
         if state is None:
@@ -250,6 +260,8 @@ class BridgeState(pyspiel.State):
         state.history.append(found)            # State.apply_unchecked, one call less per move
         state._apply(found)
         box.moves.append(action)
+
+    _apply_action = apply_action               # OpenSpiel's DoApplyAction, for C++ callers
 
     def _action_to_string(self, player: int, action: int) -> str:
         space = self.context.chances if player == pyspiel.PlayerId.CHANCE else self.context.actions
@@ -278,8 +290,8 @@ class BridgeState(pyspiel.State):
         self.engine
         return " ".join(self._box.history_codes()[0])
 
-    # The C++ history is kept by OpenSpiel; these read the bridge's own list, which undo_action
-    # can shorten (OpenSpiel's C++ history cannot be shortened from Python).
+    # OpenSpiel's C++ history holds only what C++ applied (apply_action from Python, and
+    # undo_action, leave it alone); these read the bridge's own list of moves.
     def history(self) -> list[int]:
         return list(self._box.moves)
 
@@ -288,6 +300,27 @@ class BridgeState(pyspiel.State):
 
     def move_number(self) -> int:
         return len(self._box.moves)
+
+    def is_initial_state(self) -> bool:
+        return not self._box.moves
+
+    # what C++ answers from its history, asked of a replay whose every move C++ applied
+    def full_history(self) -> list:
+        return pyspiel.State.full_history(self._replayed_by_cpp())
+
+    def is_initial_non_chance_state(self) -> bool:
+        return pyspiel.State.is_initial_non_chance_state(self._replayed_by_cpp())
+
+    def serialize(self) -> str:
+        return pyspiel.State.serialize(self._replayed_by_cpp())
+
+    def _replayed_by_cpp(self) -> "BridgeState":
+        """This state again, its moves applied by C++'s ApplyAction (which keeps C++'s history)."""
+        replay = self.get_game().new_initial_state()
+        apply = pyspiel.State.apply_action
+        for action in self._box.moves:
+            apply(replay, action)
+        return replay
 
     def undo_action(self, player: int, action: int) -> None:
         """Take back the last action (`player` played `action`): the engine state is replayed
