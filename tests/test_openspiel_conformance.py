@@ -428,7 +428,8 @@ def test_rl_environment_steps_through_each_game(game_id, players, variant):
     from open_spiel.python import rl_environment
 
     game = _game(game_id, players, variant)
-    env = rl_environment.Environment(game, seed=3)
+    env = rl_environment.Environment(game)
+    env.seed(3)  # the constructor takes no seed (a `seed=` goes to the game's settings, unused): chance was unseeded
     rng = np.random.RandomState(3)
     step = env.reset()
     steps = 0
