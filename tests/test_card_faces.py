@@ -497,3 +497,26 @@ def test_a_box_reads_at_one_size_on_every_card_it_is_drawn_on(games, lang):
     assert mixed == {}
     quests = sizes[next(key for key in sizes if key[0] == "ohanatsumi" and key[3] == "success_text")]
     assert len(quests) == 20  # every quest card, across its five types
+
+
+def test_a_face_drawn_alone_evaluates_only_the_vars_its_boxes_read(monkeypatch):
+    """A rulebook figure draws a few faces from cold caches: the size a box shares with every card
+    of its kind needs those cards' texts, not their layout vars, when the box reads none
+    (ohanatsumi: 2 vars of 130 cards; every card's vars were evaluated for its first front)."""
+    from cardgen.render.cards import card as card_module
+    from cardgen.render.cards.layout import Var
+
+    game = load_game("ohanatsumi")
+    layout = get_layout(game)
+    front = faces(game)[0][0]
+    boxes, _ = layout.boxes(front.card, "front")
+    assert not any(var.name in box.refs for box in boxes for var in layout.vars)  # what the count below relies on
+    card_module._MEMO.cache_clear()
+    card_module._BASE_CONTEXTS.cache_clear()
+    card_module._SHARED_SIZES.cache_clear()
+    evaluated = []
+    value = Var.value
+    monkeypatch.setattr(Var, "value", lambda self, ctx: evaluated.append(self.name) or value(self, ctx))
+    w, h = card_size_mm(game)
+    draw_face(Canvas(io.BytesIO()), game, front, 0, 0, w, h, 0, "ja")
+    assert sorted(evaluated) == sorted(var.name for var in layout.vars)  # the drawn card's own, once
