@@ -23,7 +23,7 @@ from reportlab.platypus import Flowable
 from ...fonts import draw_string, face_of, face_runs
 from ...memo import Memo
 from ...text import ICON_EM, break_spans, has_icon, is_icon, runs, stretch_points, typographic_runs
-from .page_template import layout_only as _layout_only
+from .page_template import SkipsLayoutPass, layout_only as _layout_only
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ class _Line:
     char_space: float = 0.0                     # negative to squeeze a line that measures too wide
 
 
-class TextBlock(Flowable):
+class TextBlock(SkipsLayoutPass, Flowable):
     """A paragraph broken with `cardgen.text.break_lines` (Japanese) or at spaces (English).
 
     Splits between lines across pages (at least two lines on each side when it can).
