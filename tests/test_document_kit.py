@@ -182,3 +182,21 @@ def test_the_layout_pass_places_no_text_table_or_card_chips():
             assert frame.add(flowable, canvas)
     assert layout._code == []
     assert len(kept._code) > 10
+
+
+def test_a_cell_works_out_its_characters_fonts_once_for_measuring_and_breaking(monkeypatch):
+    """A table cell is measured for its column (natural and least width) and broken, perhaps at
+    several widths: each character's font is decided once, and every width adds the same advances."""
+    gothic, _ = register_fonts()
+    made = []
+    new_fonts = TextBlock._new_fonts
+    monkeypatch.setattr(TextBlock, "_new_fonts", lambda self: made.append(self) or new_fonts(self))
+    cell = TextBlock("Draw 2 cards, then discard one card.", "en", TStyle(gothic, gothic, 9, 13, (0, 0, 0)))
+    natural, least = cell.natural_width(), cell.min_width()
+    cell.wrap(400, 100)
+    cell.wrap(60, 100)
+    assert made == [cell]
+    fonts = cell._fonts()
+    assert natural == pytest.approx(sum(pdfmetrics.stringWidth(ch, f, 9) for ch, f in zip(cell.plain, fonts)))
+    assert least == pytest.approx(pdfmetrics.stringWidth("discard", fonts[cell.plain.index("discard")], 9))
+    assert len(cell.lines) > 1
