@@ -520,3 +520,26 @@ def test_a_face_drawn_alone_evaluates_only_the_vars_its_boxes_read(monkeypatch):
     w, h = card_size_mm(game)
     draw_face(Canvas(io.BytesIO()), game, front, 0, 0, w, h, 0, "ja")
     assert sorted(evaluated) == sorted(var.name for var in layout.vars)  # the drawn card's own, once
+
+
+def test_a_box_with_no_room_to_shrink_reads_no_other_card(monkeypatch):
+    """A box whose min_size is its size is set at that size on every card: finding the size its
+    cards share needs none of their texts (a rulebook figure drew such boxes after fitting each)."""
+    from cardgen.render.cards import card as card_module
+
+    game = load_game("llll")
+    layout = get_layout(game)
+    front = faces(game)[0][0]
+    text_boxes = [box for box in layout.boxes(front.card, "front")[0] if box.kind == "text"]
+    assert text_boxes
+    fitted = []
+    fit_text = card_module.fit_text
+    monkeypatch.setattr(card_module, "fit_text", lambda *a, **k: fitted.append(a) or fit_text(*a, **k))
+    card_module._SHARED_SIZES.cache_clear()
+    card_module._CURRENT_GAME[id(layout)] = game
+    for box in text_boxes:
+        assert card_module._shared_size(layout, box, front, False, "ja", "IPAexGothic", 100, 20, 9.0, 9.0, 1.25) == 9.0
+    assert fitted == []
+    # with room, it reads them: the smallest size that fits every card's text
+    assert card_module._shared_size(layout, text_boxes[0], front, False, "ja", "IPAexGothic", 100, 20, 9.0, 5.0, 1.25) <= 9.0
+    assert fitted

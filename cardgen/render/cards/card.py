@@ -665,7 +665,7 @@ def _shared_size(layout: Layout, box: Box, face: Face, per_type: bool, lang: str
     `face`'s type: the smallest that fits each one's text (never below min_size), so one card's
     long text shrinks its siblings with it and a set of cards reads at one size."""
     game = _CURRENT_GAME.get(id(layout))
-    if game is None:
+    if game is None or min_size >= size:  # no room to shrink: every card's text is set at `size`
         return size
 
     def smallest() -> float:
