@@ -84,6 +84,33 @@ if _zlib_ng is not None:
     pdfdoc.PDFStreamFilterZCompress.encode = _deflate_stream
 
 
+class _GlyphTable:
+    """A font's glyf table read in place: ReportLab's subsetter copies the whole table (4-6 MB for
+    IPAex) for every subset it writes, up to ten per rulebook, then slices one glyph at a time."""
+
+    def __init__(self, data: bytes, start: int, length: int) -> None:
+        self.data, self.start, self.length = data, start, length
+
+    def __getitem__(self, part: slice) -> bytes:
+        begin, end, _ = part.indices(self.length)
+        return self.data[self.start + begin:self.start + end]
+
+
+def _true_type(name: str, source) -> TTFont:
+    """ReportLab's TTFont of `source` (a path or a file), whose subsets read glyphs in place."""
+    font = TTFont(name, source)
+    face = font.face
+    table = face.get_table
+
+    def get_table(tag: str):
+        if tag == "glyf":
+            return _GlyphTable(face._ttf_data, *face.get_table_pos(tag))
+        return table(tag)
+
+    face.get_table = get_table
+    return font
+
+
 def fonts_dir() -> Path:
     return package_root() / "fonts"
 
@@ -92,7 +119,7 @@ def fonts_dir() -> Path:
 def register_fonts() -> tuple[str, str]:
     """Register IPAex Gothic and Mincho (TrueType outlines, so embedded and subset) and return their names."""
     for name, filename in FONT_FILES.items():
-        pdfmetrics.registerFont(TTFont(name, str(fonts_dir() / filename)))
+        pdfmetrics.registerFont(_true_type(name, str(fonts_dir() / filename)))
     return GOTHIC, MINCHO
 
 
@@ -135,7 +162,7 @@ def font_names(root: Path | None) -> list[str]:
 
 @cache
 def _register_extra(name: str) -> str:
-    pdfmetrics.registerFont(TTFont(name, str(fonts_dir() / EXTRA_FILES[name])))
+    pdfmetrics.registerFont(_true_type(name, str(fonts_dir() / EXTRA_FILES[name])))
     return name
 
 
@@ -312,7 +339,7 @@ def _register_file(path: str, size: int, mtime_ns: int) -> str:
     except KeyError:
         pass
     try:
-        font = TTFont(registered, io.BytesIO(data))
+        font = _true_type(registered, io.BytesIO(data))
     except Exception as exc:  # any parse failure of a hostile file (TTFError, struct.error, IndexError, ...)
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise FontError(f"{Path(path).name} is not a usable TrueType font ({detail}); "

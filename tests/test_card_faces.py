@@ -497,3 +497,49 @@ def test_a_box_reads_at_one_size_on_every_card_it_is_drawn_on(games, lang):
     assert mixed == {}
     quests = sizes[next(key for key in sizes if key[0] == "ohanatsumi" and key[3] == "success_text")]
     assert len(quests) == 20  # every quest card, across its five types
+
+
+def test_a_face_drawn_alone_evaluates_only_the_vars_its_boxes_read(monkeypatch):
+    """A rulebook figure draws a few faces from cold caches: the size a box shares with every card
+    of its kind needs those cards' texts, not their layout vars, when the box reads none
+    (ohanatsumi: 2 vars of 130 cards; every card's vars were evaluated for its first front)."""
+    from cardgen.render.cards import card as card_module
+    from cardgen.render.cards.layout import Var
+
+    game = load_game("ohanatsumi")
+    layout = get_layout(game)
+    front = faces(game)[0][0]
+    boxes, _ = layout.boxes(front.card, "front")
+    assert not any(var.name in box.refs for box in boxes for var in layout.vars)  # what the count below relies on
+    card_module._MEMO.cache_clear()
+    card_module._BASE_CONTEXTS.cache_clear()
+    card_module._SHARED_SIZES.cache_clear()
+    evaluated = []
+    value = Var.value
+    monkeypatch.setattr(Var, "value", lambda self, ctx: evaluated.append(self.name) or value(self, ctx))
+    w, h = card_size_mm(game)
+    draw_face(Canvas(io.BytesIO()), game, front, 0, 0, w, h, 0, "ja")
+    assert sorted(evaluated) == sorted(var.name for var in layout.vars)  # the drawn card's own, once
+
+
+def test_a_box_with_no_room_to_shrink_reads_no_other_card(monkeypatch):
+    """A box whose min_size is its size is set at that size on every card: finding the size its
+    cards share needs none of their texts (a rulebook figure drew such boxes after fitting each)."""
+    from cardgen.render.cards import card as card_module
+
+    game = load_game("llll")
+    layout = get_layout(game)
+    front = faces(game)[0][0]
+    text_boxes = [box for box in layout.boxes(front.card, "front")[0] if box.kind == "text"]
+    assert text_boxes
+    fitted = []
+    fit_text = card_module.fit_text
+    monkeypatch.setattr(card_module, "fit_text", lambda *a, **k: fitted.append(a) or fit_text(*a, **k))
+    card_module._SHARED_SIZES.cache_clear()
+    card_module._CURRENT_GAME[id(layout)] = game
+    for box in text_boxes:
+        assert card_module._shared_size(layout, box, front, False, "ja", "IPAexGothic", 100, 20, 9.0, 9.0, 1.25) == 9.0
+    assert fitted == []
+    # with room, it reads them: the smallest size that fits every card's text
+    assert card_module._shared_size(layout, text_boxes[0], front, False, "ja", "IPAexGothic", 100, 20, 9.0, 5.0, 1.25) <= 9.0
+    assert fitted

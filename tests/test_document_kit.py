@@ -151,3 +151,52 @@ def test_a_justified_line_is_a_few_shows_with_every_character_where_the_breaker_
             assert abs(origins[k] - x) < 0.01, (number, text[k])
             x += widths[k - start]
         start = end
+
+
+def test_the_layout_pass_places_no_text_table_or_card_chips():
+    """multiBuild's first pass only finds where things fall (its canvas is never saved): the kit's
+    paragraphs, tables and standard-card rows put nothing on it, not even a saved graphics state."""
+    from reportlab.platypus import Frame
+
+    from cardgen.mapping import SUITS, StandardCard
+    from cardgen.render.documents.page_template import _canvas_maker
+    from cardgen.render.documents.standard_sheet import CardChips, SuitLine
+    from cardgen.render.documents.table import text_table
+
+    gothic, _ = register_fonts()
+    style = TStyle(gothic, gothic, 9, 13, (0, 0, 0))
+    cell = lambda text, strong, align: TextBlock(text, "ja", style)  # noqa: E731
+    colours = {"rule": (0.5, 0.5, 0.5), "accent": (0, 0, 0), "header_fill": (0.9, 0.9, 0.9), "zebra_fill": (0.95, 0.95, 0.95)}
+    spade = StandardCard(rank=1, suit=SUITS[0])
+
+    def story():
+        return [TextBlock("山札から1枚引く。", "ja", style), text_table([["名前", "効果"], ["花", "1点"]], cell, colours, gothic, 300),
+                CardChips([(spade, 2)], "ja"), SuitLine([("花", SUITS[0])], "ja")]
+
+    make = _canvas_maker()
+    layout, kept = (make(io.BytesIO(), pagesize=(400, 400)) for _ in range(2))
+    assert layout.layout_only and not kept.layout_only
+    for canvas in (layout, kept):
+        frame = Frame(0, 0, 400, 400)
+        for flowable in story():
+            assert frame.add(flowable, canvas)
+    assert layout._code == []
+    assert len(kept._code) > 10
+
+
+def test_a_cell_works_out_its_characters_fonts_once_for_measuring_and_breaking(monkeypatch):
+    """A table cell is measured for its column (natural and least width) and broken, perhaps at
+    several widths: each character's font is decided once, and every width adds the same advances."""
+    gothic, _ = register_fonts()
+    made = []
+    new_fonts = TextBlock._new_fonts
+    monkeypatch.setattr(TextBlock, "_new_fonts", lambda self: made.append(self) or new_fonts(self))
+    cell = TextBlock("Draw 2 cards, then discard one card.", "en", TStyle(gothic, gothic, 9, 13, (0, 0, 0)))
+    natural, least = cell.natural_width(), cell.min_width()
+    cell.wrap(400, 100)
+    cell.wrap(60, 100)
+    assert made == [cell]
+    fonts = cell._fonts()
+    assert natural == pytest.approx(sum(pdfmetrics.stringWidth(ch, f, 9) for ch, f in zip(cell.plain, fonts)))
+    assert least == pytest.approx(pdfmetrics.stringWidth("discard", fonts[cell.plain.index("discard")], 9))
+    assert len(cell.lines) > 1

@@ -301,7 +301,34 @@ _MEMO = Memo(2048)  # a game's faces (its contexts and text boxes) fit; more onl
 
 def _context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
     """The template context of `card` in `lang` (shared, read-only: templates run in an immutable sandbox)."""
-    return _MEMO(("context", lang), lambda: _new_context(game, layout, card, lang), (game, layout, card))
+    return _MEMO(("context", lang), lambda: _with_vars(layout, _base_context(game, layout, card, lang)), (game, layout, card))
+
+
+# The contexts without the layout's vars, by themselves: `_shared_size` reads a box on every card of
+# its kind, and a box that reads no var needs no card's vars (most of a context's cost: each is an
+# expression run in the sandbox).  Apart from _MEMO, so that they never push out what it holds.
+_BASE_CONTEXTS = Memo(2048)
+
+
+def _base_context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
+    return _BASE_CONTEXTS(("context", lang), lambda: _new_context(game, layout, card, lang), (game, layout, card))
+
+
+def _box_context(layout: Layout, box: Box) -> Callable[[Game, Layout, Card, str], dict[str, Any]]:
+    """How to make a context that renders `box` as a card's full context does: without the vars
+    when the box reads none (its `when` and every parameter)."""
+    refs = box.refs
+    return _context if any(var.name in refs for var in layout.vars) else _base_context
+
+
+def _with_vars(layout: Layout, base: dict[str, Any]) -> dict[str, Any]:
+    """`base` with the layout's vars, each evaluated in order (a var reads the ones before it)."""
+    if not layout.vars:
+        return base
+    ctx = dict(base)
+    for var in layout.vars:
+        ctx[var.name] = var.value(ctx)
+    return ctx
 
 
 def _new_context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str, Any]:
@@ -350,8 +377,6 @@ def _new_context(game: Game, layout: Layout, card: Card, lang: str) -> dict[str,
         "shown": shown,
         "t": t,
     }
-    for var in layout.vars:
-        ctx[var.name] = var.value(ctx)
     return ctx
 
 
@@ -640,18 +665,19 @@ def _shared_size(layout: Layout, box: Box, face: Face, per_type: bool, lang: str
     `face`'s type: the smallest that fits each one's text (never below min_size), so one card's
     long text shrinks its siblings with it and a set of cards reads at one size."""
     game = _CURRENT_GAME.get(id(layout))
-    if game is None:
+    if game is None or min_size >= size:  # no room to shrink: every card's text is set at `size`
         return size
 
     def smallest() -> float:
         best = size
+        context_of = _box_context(layout, box)
         for card in game.cards:
             if per_type and card.type_id != face.card.type_id:
                 continue
             boxes, _ = layout.boxes(card, face.side)
             if not any(b is box for b in boxes):  # the box itself: parts used by two entries are two boxes
                 continue
-            ctx = _context(game, layout, card, lang)
+            ctx = context_of(game, layout, card, lang)
             if not box.shows(ctx):
                 continue
             text = _with_icons(box.value("text", ctx, lang), layout, box, card)

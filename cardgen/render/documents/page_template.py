@@ -96,6 +96,15 @@ def layout_only(canv) -> bool:
     return getattr(canv, "layout_only", False)
 
 
+class SkipsLayoutPass:
+    """Mixed into a flowable before Flowable: on the layout-only pass it is not placed at all (no
+    graphics state saved, moved and restored around a draw that would do nothing, nor a draw)."""
+
+    def drawOn(self, canvas, x, y, _sW=0):
+        if not layout_only(canvas):
+            super().drawOn(canvas, x, y, _sW)  # type: ignore[misc]
+
+
 def _canvas_maker() -> Callable:
     """multiBuild's canvasmaker: a layout-only canvas for the first pass, real ones after."""
     made = []

@@ -23,7 +23,7 @@ from reportlab.platypus import Flowable
 from ...fonts import draw_string, face_of, face_runs
 from ...memo import Memo
 from ...text import ICON_EM, break_spans, has_icon, is_icon, runs, stretch_points, typographic_runs
-from .page_template import layout_only as _layout_only
+from .page_template import SkipsLayoutPass, layout_only as _layout_only
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ class _Line:
     char_space: float = 0.0                     # negative to squeeze a line that measures too wide
 
 
-class TextBlock(Flowable):
+class TextBlock(SkipsLayoutPass, Flowable):
     """A paragraph broken with `cardgen.text.break_lines` (Japanese) or at spaces (English).
 
     Splits between lines across pages (at least two lines on each side when it can).
@@ -202,6 +202,8 @@ class TextBlock(Flowable):
         self._fixed = lines
         self._lines: tuple[_Line, ...] = lines or ()
         self._width_for: float | None = None
+        self._char_fonts: list[str] | None = None
+        self._char_advances: list[float] | None = None
 
     # -- layout ------------------------------------------------------------------------
     @property
@@ -210,7 +212,19 @@ class TextBlock(Flowable):
 
     def _fonts(self) -> list[str]:
         """The font of each character: the style's, and in a Latin-script language the Latin face
-        for each character it has (fonts by script: IPAex sets ’ „ “ full-width)."""
+        for each character it has (fonts by script: IPAex sets ’ „ “ full-width).  Worked out once
+        per block: a table cell is measured twice for its column and broken at least once."""
+        if self._char_fonts is None:
+            self._char_fonts = self._new_fonts()
+        return self._char_fonts
+
+    def _advances(self) -> list[float]:
+        """The advance of each character in its font (`_fonts`) at the style's size, once per block."""
+        if self._char_advances is None:
+            self._char_advances = _widths(self.plain, self._fonts(), self.style.size)
+        return self._char_advances
+
+    def _new_fonts(self) -> list[str]:
         out: list[str] = []
         glyphs = self.style.glyphs  # drawn as shapes in the style font's advance (`_draw_suit_glyph`)
         for t, strong in self.runs:
@@ -221,10 +235,6 @@ class TextBlock(Flowable):
             else:
                 out.extend(map(faces.__getitem__, t))
         return out
-
-    def _measure(self, text: str, fonts: Sequence[str]) -> float:
-        size = self.style.size
-        return sum(_widths(text, fonts, size))
 
     def _justified(self, width: float) -> bool:
         return (self.lang == "ja" and self.style.align == "left" and self.style.justify
@@ -237,7 +247,7 @@ class TextBlock(Flowable):
         glyphs = self.style.glyphs
         plain_text = not has_icon(plain) and not (glyphs and any(ch in glyphs for ch in plain))  # no piece of its own
         if plain_text:
-            widths = _widths(plain, fonts, size)
+            widths = self._advances()
         else:
             widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
         justify = self._justified(width)
@@ -321,19 +331,19 @@ class TextBlock(Flowable):
 
     def natural_width(self) -> float:
         """Width of the longest hard line, unbroken (for sizing table columns)."""
-        plain, fonts = self.plain, self._fonts()
+        advances = self._advances()
         best, pos = 0.0, 0
-        for para in plain.split("\n"):
-            best = max(best, self._measure(para, fonts[pos:pos + len(para)]))
+        for para in self.plain.split("\n"):
+            best = max(best, sum(advances[pos:pos + len(para)]))
             pos += len(para) + 1
         return best + self.style.left + self.style.right
 
     def min_width(self) -> float:
         """Width of the longest unbreakable piece (a Latin word, or four Japanese characters)."""
-        plain, fonts = self.plain, self._fonts()
+        plain, advances = self.plain, self._advances()
         best = 0.0
         for m in re.finditer(r"[!-~]+", plain):
-            best = max(best, self._measure(m.group(0), fonts[m.start():m.end()]))
+            best = max(best, sum(advances[m.start():m.end()]))
         if self.lang == "ja" and any(ord(c) > 0x2E80 for c in plain):
             best = max(best, 4 * self.style.size)
         return best + self.style.left + self.style.right

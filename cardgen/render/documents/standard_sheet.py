@@ -32,6 +32,7 @@ from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_map
 from ...model import Game, Text
 from ..cards.icons import suit_width
 from ..cards.index import BLACK, GREY, RED, draw_suit, suit_colour
+from .page_template import SkipsLayoutPass
 from .paragraph import TextBlock, TStyle
 from .table import KEEP_ROWS, text_table
 
@@ -166,7 +167,7 @@ def _draw_suit_glyph(canvas, ch: str, x: float, baseline: float, size: float) ->
     draw_suit(canvas, _GLYPH_SUITS[ch], x + advance / 2, baseline + size * 0.36, size * 0.8)
 
 
-class CardChips(Flowable):
+class CardChips(SkipsLayoutPass, Flowable):
     """Standard cards in a row ("10♠ ×2  J♥"), vector suits, wrapping to the width."""
 
     def __init__(self, cards: Sequence[tuple[StandardCard, int]], lang: str, size: float = 10, lead_suit: str | None = None) -> None:
@@ -265,7 +266,7 @@ class CardChips(Flowable):
                 x += width + gap
 
 
-class SuitLine(Flowable):
+class SuitLine(SkipsLayoutPass, Flowable):
     """One "game suit → standard suit" pair per cell: "Medal → ♠"."""
 
     def __init__(self, pairs: Sequence[tuple[str, str]], lang: str, size: float = 9) -> None:

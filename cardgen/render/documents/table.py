@@ -6,17 +6,13 @@ from typing import Any, Callable, Sequence
 
 from reportlab.platypus import Flowable, Table, TableStyle
 
-from .page_template import layout_only
+from .page_template import SkipsLayoutPass
 from .paragraph import TextBlock
 
 
-class _Table(Table):
+class _Table(SkipsLayoutPass, Table):
     """ReportLab's table, drawn only on a canvas that is kept: on multiBuild's layout-only first
-    pass its rules and shading would be drawn for nothing (its text cells skip themselves)."""
-
-    def draw(self) -> None:
-        if not layout_only(self.canv):
-            super().draw()
+    pass its rules, shading and cells would be drawn for nothing."""
 
 
 # rows a rulebook's or sheet's table keeps together at a page break, above and below it
