@@ -95,7 +95,7 @@ def _widths(text: str, font_name: str, size: float, lang: str) -> list[float]:
     return [_unit_width(ch, face_of(ch, font_name, lang)) * size for ch in text]
 
 
-def text_width(text: str, font_name: str, size: float, lang: str = "ja") -> float:
+def text_width(text: str, font_name: str, size: float, lang: str) -> float:
     """The advance width of `text` in points (same as `pdfmetrics.stringWidth` for a text set in
     `font_name` alone; in a Latin language each character in its face; an icon is ICON_EM wide)."""
     if _has_icon(text):
@@ -843,6 +843,6 @@ def runs(text: str, known: Callable[[str], bool] | None = None) -> list[Run]:
             for i, part in enumerate(_split_icons(text)) if part]
 
 
-def _icon_text_width(text: str, font_name: str, size: float, lang: str = "ja") -> float:
+def _icon_text_width(text: str, font_name: str, size: float, lang: str) -> float:
     return sum(ICON_EM * size if kind == "icon" else string_width(value, font_name, size, lang)
                for kind, value in runs(text))

@@ -447,11 +447,11 @@ def _avoidable(words: list[str], lines: int, width: float, font: str, size: floa
     """Whether `words` can be set on `lines` lines of `width` with two or more on the last."""
     from cardgen.text import text_width
 
-    if len(words) < 2 or text_width(" ".join(words[-2:]), font, size) > width + 1e-6:
+    if len(words) < 2 or text_width(" ".join(words[-2:]), font, size, "en") > width + 1e-6:
         return False
     count, line = 1, ""  # the rest, filled greedily (the fewest lines it can take)
     for word in words[:-2]:
-        if line and text_width(f"{line} {word}", font, size) > width + 1e-6:
+        if line and text_width(f"{line} {word}", font, size, "en") > width + 1e-6:
             count, line = count + 1, word
         else:
             line = f"{line} {word}" if line else word

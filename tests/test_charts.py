@@ -39,7 +39,7 @@ def test_bins_are_nice_and_keep_every_game(low, high):
 @pytest.mark.parametrize("width_mm", [85, 180])
 @pytest.mark.parametrize("low, high", [(126, 185), (188, 264), (612, 1837), (-20, 19), (0, 5000)])
 def test_histogram_tick_labels_do_not_overlap(width_mm, low, high):
-    plt = pyplot()
+    plt = pyplot("ja")
     fig = histogram_figure(plt, lengths(low, high), width_mm * 72 / 25.4, 170, value_label="Player decisions per game",
                            count_label="Games")
     fig.canvas.draw()
@@ -52,7 +52,7 @@ def test_histogram_tick_labels_do_not_overlap(width_mm, low, high):
 
 
 def test_many_long_bar_labels_are_fitted():
-    plt = pyplot()
+    plt = pyplot("ja")
     bars = [Bar(f"情報集合モンテカルロ木探索 {i}", 0.1 * i, 0.05 * i, 0.12 * i) for i in range(1, 8)]
     fig = bar_figure(plt, bars, 240, 170, value_label="勝率", reference=(0.25, "公平な取り分 25%"))
     fig.canvas.draw()
@@ -63,7 +63,7 @@ def test_many_long_bar_labels_are_fitted():
 def test_a_chart_pdf_embeds_ipaex_and_keeps_japanese_as_text():
     import pypdfium2 as pdfium
 
-    plt = pyplot()
+    plt = pyplot("ja")
     fig = bar_figure(plt, [Bar("席1", 0.3, 0.2, 0.4), Bar("席2", 0.2, 0.1, 0.3)], 300, 200, value_label="勝率",
                      reference=(0.5, "公平な取り分 50%"))
     chart = to_chart(plt, fig)

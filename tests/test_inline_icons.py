@@ -60,8 +60,8 @@ def test_an_icon_breaks_like_an_ideograph_and_obeys_kinsoku():
 
 def test_english_wraps_an_icon_as_a_word():
     text = mark_icons("Gain :coin: now", known)
-    assert text_width(text, GOTHIC, 10) == pytest.approx(text_width("Gain  now", GOTHIC, 10) + 10)
-    width = text_width("Gain ", GOTHIC, 10) + 5  # "Gain" and half an icon
+    assert text_width(text, GOTHIC, 10, "en") == pytest.approx(text_width("Gain  now", GOTHIC, 10, "en") + 10)
+    width = text_width("Gain ", GOTHIC, 10, "en") + 5  # "Gain" and half an icon, as English is set
     assert break_lines(text, GOTHIC, 10, width, "en") == ["Gain", icon_char("coin"), "now"]
 
 
@@ -89,10 +89,10 @@ def test_the_icon_is_drawn_on_the_baseline_in_the_text_colour():
     baseline = _origin(textpage, two)[1]
     size = pdfium.raw.FPDFText_GetFontSize(textpage.raw, two)
     latin = resolve_face(None, "gothic", "en", False)[0]  # English text is set in the Latin face of the gothic
-    left = _origin(textpage, two)[0] + text_width("2 ", latin, size)  # the icon's em starts after "Gain 2 "
+    left = _origin(textpage, two)[0] + text_width("2 ", latin, size, "en")  # the icon's em starts after "Gain 2 "
     right = left + size
     # the text after the icon starts one em later: its " " then "and"
-    assert _origin(textpage, text.index("and"))[0] == pytest.approx(right + text_width(" ", latin, size), abs=0.05)
+    assert _origin(textpage, text.index("and"))[0] == pytest.approx(right + text_width(" ", latin, size, "en"), abs=0.05)
     scale = 20 / mm  # render at 20 px per mm
     image = page.render(scale=scale).to_pil().convert("RGB")
     height_pt = page.get_height()

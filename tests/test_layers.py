@@ -243,7 +243,7 @@ for game in games:
         for front, back in faces(game):
             for face in (front, back):
                 draw_face(canvas, game, face, 0, 0, w, h, 3, "en", [])
-            indexed += draw_corner_index(canvas, game, front.card, 0, 0, w, h)
+            indexed += draw_corner_index(canvas, game, front.card, 0, 0, w, h, "en")
 print(json.dumps({{"imported": imported, "drawing": sorted(set(loaded()) - before), "indexed": indexed}}))
 """
     found = _cardgen_modules_loaded(code)

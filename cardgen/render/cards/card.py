@@ -192,7 +192,7 @@ def icon_counts(game: Game, icon: str, lang: str = "en") -> dict[str, int]:
 
 
 def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, width_mm: float, height_mm: float,
-                      lang: str = "ja") -> bool:
+                      lang: str) -> bool:
     """Overlay the card's standard-card index (from mapping.yaml) in its top-right and, turned, bottom-left corner.
 
     Lets a printed deck be mixed with a standard deck. Returns False when the card has no
@@ -221,7 +221,7 @@ def draw_corner_index(canvas, game: Game, card: Card, x_mm: float, y_mm: float, 
         c.setStrokeColorRGB(0.55, 0.55, 0.55)
         c.setLineWidth(0.4)
         c.roundRect(right - box_w, top - box_h, box_w, box_h, 1.2 * mm, stroke=1, fill=1)
-        draw_index(c, right - box_w / 2, top - 1.0 * mm, rank, suit, size, align="centre", lang=lang)
+        draw_index(c, right - box_w / 2, top - 1.0 * mm, rank, suit, size, lang, align="centre")
         c.restoreState()
     return True
 

@@ -31,7 +31,7 @@ def draw_suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> No
 
 
 def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, size: float,
-               font: str | None = None, align: str = "left", lang: str = "ja") -> float:
+               lang: str, font: str | None = None, align: str = "left") -> float:
     """Draw a corner index (rank above a vector suit) with its top at `top`; return its height.
 
     `rank_label` and `suit` are what `cardgen.mapping.corner_index` returns. `size` is the

@@ -36,7 +36,7 @@ INK = "#262626"
 MAX_BINS = 14  # a histogram wider than this is binned (readable labels on an A4 half page)
 
 
-def pyplot(lang: str = "ja"):
+def pyplot(lang: str):
     """matplotlib's pyplot on the Agg backend with the faces of `lang` registered for every text
     (matplotlib falls back from one to the next per character) and TrueType embedding
     (pdf.fonttype 42), so a PDF it writes embeds all its fonts."""
