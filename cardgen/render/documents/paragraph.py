@@ -20,7 +20,7 @@ from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from ...fonts import draw_string, face_of, face_runs
+from ...fonts import face_of, face_runs
 from ...memo import Memo
 from ...text import ICON_EM, break_spans, has_icon, is_icon, runs, stretch_points, typographic_runs
 from .page_template import SkipsLayoutPass, layout_only as _layout_only
@@ -246,10 +246,9 @@ class TextBlock(SkipsLayoutPass, Flowable):
         size = self.style.size
         glyphs = self.style.glyphs
         plain_text = not has_icon(plain) and not (glyphs and any(ch in glyphs for ch in plain))  # no piece of its own
-        if plain_text:
-            widths = self._advances()
-        else:
-            widths = [ICON_EM * size if is_icon(ch) else _char_width(ch, f, size) for ch, f in zip(plain, fonts)]
+        widths = self._advances()
+        if has_icon(plain):
+            widths = [ICON_EM * size if is_icon(ch) else w for ch, w in zip(plain, widths)]
         justify = self._justified(width)
         # A ragged measure of 10 em or more (a table cell) is filled like a justified one: a line
         # left several em short there reads as a hard break; only a narrow one prefers phrases.
@@ -425,12 +424,14 @@ class TextBlock(SkipsLayoutPass, Flowable):
         line = self._lines[index]
         canv.setFillColorRGB(*st.color)
         x = self._line_x(line, x0)
+        code = []
         if index == 0 and self.bullet:
-            canv.setFont(st.font, st.size)
-            draw_string(canv, x0 + st.left - st.bullet_width, baseline, self.bullet, self.lang)
+            code.append(_text_code(canv, self._bullet_pieces(), x0 + st.left - st.bullet_width, baseline, st.size))
         text_pieces = tuple(p for p in line.pieces if p[2])
         if text_pieces:
-            canv._code.append(f"BT {_text_code(canv, text_pieces, x, baseline, st.size, line.char_space)} ET")
+            code.append(_text_code(canv, text_pieces, x, baseline, st.size, line.char_space))
+        if code:
+            canv._code.append(f"BT {' '.join(code)} ET")
         for px, text, font, _ in line.pieces:
             if font:
                 continue
