@@ -25,6 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from typing import Callable, NamedTuple
 
 from reportlab.pdfbase import pdfmetrics
@@ -112,16 +113,41 @@ def _parser():
     return budoux.load_default_japanese_parser()
 
 
+@lru_cache(maxsize=1)
+def _budoux_tables() -> tuple[float, tuple[dict[str, int], ...]]:
+    """BudouX's default Japanese model: its base score and its 13 feature tables, in the order
+    UW1..UW6, BW1..BW3, TW1..TW4."""
+    model = _parser().model
+    names = ("UW1", "UW2", "UW3", "UW4", "UW5", "UW6", "BW1", "BW2", "BW3", "TW1", "TW2", "TW3", "TW4")
+    return _parser()._base_score, tuple(model.get(name, {}) for name in names)
+
+
+_PAD = "\0\0\0"  # no feature of the model holds NUL: a feature reaching past the text scores 0
+
+
 @lru_cache(maxsize=8192)
 def phrase_boundaries(text: str) -> frozenset[int]:
-    """Indices i (0 < i < len) where BudouX puts a phrase boundary between text[i-1] and text[i]."""
-    bounds: set[int] = set()
-    pos = 0
-    for phrase in _parser().parse(text):
-        pos += len(phrase)
-        if 0 < pos < len(text):
-            bounds.add(pos)
-    return frozenset(bounds)
+    """Indices i (0 < i < len) where BudouX puts a phrase boundary between text[i-1] and text[i].
+
+    BudouX's own `Parser.parse` with its per-character bounds checks replaced by padding and
+    each feature table looked up once per position (a third of its time, the same scores:
+    `tests/test_text.py` compares the two)."""
+    n = len(text)
+    if n < 2:
+        return frozenset()
+    base, (uw1, uw2, uw3, uw4, uw5, uw6, bw1, bw2, bw3, tw1, tw2, tw3, tw4) = _budoux_tables()
+    p = _PAD + text + _PAD  # text[i] is p[i + 3]
+    zeros = repeat(0)
+    u1, u2, u3, u4, u5, u6 = (list(map(table.get, p, zeros)) for table in (uw1, uw2, uw3, uw4, uw5, uw6))
+    pairs = [p[k:k + 2] for k in range(len(p) - 1)]
+    triples = [p[k:k + 3] for k in range(len(p) - 2)]
+    b1, b2, b3 = (list(map(table.get, pairs, zeros)) for table in (bw1, bw2, bw3))
+    t1, t2, t3, t4 = (list(map(table.get, triples, zeros)) for table in (tw1, tw2, tw3, tw4))
+    # the features of a boundary before text[i], i = 1 .. n-1, each list cut to start at i = 1
+    # (text[i] is p[i + 3]); BudouX adds them to its base score (integers: the order is exact)
+    features = zip(u1[1:n], u2[2:n + 1], u3[3:n + 2], u4[4:n + 3], u5[5:n + 4], u6[6:n + 5],
+                   b1[2:n + 1], b2[3:n + 2], b3[4:n + 3], t1[1:n], t2[2:n + 1], t3[3:n + 2], t4[4:n + 3])
+    return frozenset(i for i, total in enumerate(map(sum, features), 1) if base + total > 0)
 
 
 def _is_latin_word_char(ch: str) -> bool:

@@ -377,3 +377,33 @@ def test_a_text_that_fits_its_measure_is_one_line_weighed_nowhere():
     # one point narrower, the Japanese text is weighed (and broken) as before
     spans = break_spans(japanese, [10.0] * len(japanese), 10.0 * len(japanese) - 1, "ja", 10.0, justified=True)
     assert len(spans) == 2 and text_module.phrase_boundaries.cache_info().misses == 1
+
+
+def test_phrase_boundaries_are_budoux_own():
+    """`phrase_boundaries` adds up BudouX's model itself (padding for its bounds checks): on every
+    line of the bundled games' rules and cards, and on random strings of the characters its
+    features are made of, it finds exactly the boundaries BudouX's `Parser.parse` finds."""
+    import random
+    from pathlib import Path
+
+    from cardgen import text as text_module
+
+    parser = budoux.load_default_japanese_parser()
+
+    def budoux_bounds(text: str) -> frozenset[int]:
+        ends, at = set(), 0
+        for phrase in parser.parse(text):
+            at += len(phrase)
+            ends.add(at)
+        return frozenset(e for e in ends if 0 < e < len(text))
+
+    root = Path(__file__).resolve().parents[1] / "card_data"
+    texts = [line for path in sorted(root.rglob("*")) if path.suffix in (".yaml", ".md", ".j2")
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rnd = random.Random(7)
+    alphabet = "あいうかきくけこをにはが山札手引捨場、。「」（）・ー0123456789ABab カードアクション\u3000"
+    texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 50))) for _ in range(2000)]
+    assert len(texts) > 3000
+    wrong = [t for t in texts if text_module.phrase_boundaries.__wrapped__(t) != budoux_bounds(t)]
+    assert wrong == []
+    assert sum(len(budoux_bounds(t)) for t in texts) > 2000  # the texts really have phrases to find
