@@ -153,35 +153,23 @@ def test_a_justified_line_is_a_few_shows_with_every_character_where_the_breaker_
         start = end
 
 
-def test_the_layout_pass_places_no_text_table_or_card_chips():
-    """multiBuild's first pass only finds where things fall (its canvas is never saved): the kit's
-    paragraphs, tables and standard-card rows put nothing on it, not even a saved graphics state."""
-    from reportlab.platypus import Frame
+def test_a_rulebook_is_laid_out_in_one_pass(monkeypatch):
+    """The contents and the folios ("n / total") need pages only known at the end: they are late
+    forms, so the book is built once and each heading placed once, where the contents says."""
+    from cardgen.render.documents import toc
+    from cardgen.render.documents.rulebook import build_rulebook
 
-    from cardgen.mapping import SUITS, StandardCard
-    from cardgen.render.documents.page_template import _canvas_maker
-    from cardgen.render.documents.standard_sheet import CardChips, SuitLine
-    from cardgen.render.documents.table import text_table
-
-    gothic, _ = register_fonts()
-    style = TStyle(gothic, gothic, 9, 13, (0, 0, 0))
-    cell = lambda text, strong, align: TextBlock(text, "ja", style)  # noqa: E731
-    colours = {"rule": (0.5, 0.5, 0.5), "accent": (0, 0, 0), "header_fill": (0.9, 0.9, 0.9), "zebra_fill": (0.95, 0.95, 0.95)}
-    spade = StandardCard(rank=1, suit=SUITS[0])
-
-    def story():
-        return [TextBlock("山札から1枚引く。", "ja", style), text_table([["名前", "効果"], ["花", "1点"]], cell, colours, gothic, 300),
-                CardChips([(spade, 2)], "ja"), SuitLine([("花", SUITS[0])], "ja")]
-
-    make = _canvas_maker()
-    layout, kept = (make(io.BytesIO(), pagesize=(400, 400)) for _ in range(2))
-    assert layout.layout_only and not kept.layout_only
-    for canvas in (layout, kept):
-        frame = Frame(0, 0, 400, 400)
-        for flowable in story():
-            assert frame.add(flowable, canvas)
-    assert layout._code == []
-    assert len(kept._code) > 10
+    builds, placed = [], []
+    build, after = toc.OnePassDocTemplate.build, toc._DocTemplate.afterFlowable
+    monkeypatch.setattr(toc.OnePassDocTemplate, "build", lambda self, *a, **k: builds.append(1) or build(self, *a, **k))
+    monkeypatch.setattr(toc._DocTemplate, "afterFlowable",
+                        lambda self, f: (placed.append(f.key) if toc._in_contents(f) else None, after(self, f))[1])
+    pdf = build_rulebook(load_game("alice"), "en")
+    assert builds == [1]
+    assert len(placed) == len(set(placed)) > 5
+    def flat(entries):
+        return sum((flat(e) if isinstance(e, list) else [e] for e in entries), [])
+    assert len(flat(PdfReader(io.BytesIO(pdf)).outline)) == len(placed)
 
 
 def test_a_cell_works_out_its_characters_fonts_once_for_measuring_and_breaking(monkeypatch):

@@ -21,7 +21,6 @@ from ...model import Card, Game
 from ...text import break_lines
 from ..cards.card import Face, back_group, card_size_mm, draw_face
 from ..cards.layout import get_layout
-from .page_template import layout_only as _layout_only
 
 
 _ITEM_TYPES = ("zone", "card", "slot", "deck", "row", "chips", "text", "arrow")
@@ -212,8 +211,6 @@ class Figure(Flowable):
 
     def draw(self) -> None:
         canv = self.canv
-        if _layout_only(canv):
-            return
         label_size = max(min(0.15 * self.unit, 7.5), 5.5)
         for item in self.spec["items"]:
             kind = item["type"]
@@ -432,8 +429,6 @@ class CardAnatomy(Flowable):
 
     def draw(self) -> None:
         canv = self.canv
-        if _layout_only(canv):
-            return
         left = (self.width - self.card_w) / 2
         face = Face(self.card, "front", get_layout(self.game).entry_for(self.card).own_back)
         place_face(canv, self.game, face, self.lang, left, self.RADIUS, self.card_w, radius=3 * mm * self.card_w / (63.5 * mm))

@@ -23,7 +23,6 @@ from reportlab.platypus import Flowable
 from ...fonts import face_of, face_runs
 from ...memo import Memo
 from ...text import ICON_EM, break_spans, has_icon, is_icon, runs, stretch_points, typographic_runs
-from .page_template import SkipsLayoutPass, layout_only as _layout_only
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ class _Line:
     char_space: float = 0.0                     # negative to squeeze a line that measures too wide
 
 
-class TextBlock(SkipsLayoutPass, Flowable):
+class TextBlock(Flowable):
     """A paragraph broken with `cardgen.text.break_lines` (Japanese) or at spaces (English).
 
     Splits between lines across pages (at least two lines on each side when it can).
@@ -375,8 +374,6 @@ class TextBlock(SkipsLayoutPass, Flowable):
 
     def draw(self) -> None:
         canv = self.canv
-        if _layout_only(canv):
-            return
         st = self.style
         ascent = st.size * 0.88
         top = self.height - (st.leading - st.size) / 2 - ascent

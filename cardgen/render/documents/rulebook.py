@@ -48,7 +48,7 @@ from ...text import mark_icons
 from ..cards.icons import inline_known
 from .directives import Directives, appendix_flowables
 from .markdown import Block, MarkdownLimit, parse_markdown
-from .page_template import _PageTotal, _page_decorator, _canvas_maker
+from .page_template import _page_decorator
 from .paragraph import Heading, TextBlock, TStyle, defined_terms, game_terms
 from ... import words
 from .style import LANGS, load_style, templates_dir, type_sizes
@@ -286,12 +286,11 @@ def build_rulebook(game: Game, lang: str, paper: str | None = None) -> bytes:
     )
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body",
                   leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
-    total = _PageTotal(doc)
-    decorate = _page_decorator(game.title.get(lang), builder.labels["page_of"], style, builder.fonts, total, lang)
+    decorate = _page_decorator(game.title.get(lang), builder.labels["page_of"], style, builder.fonts, lang)
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=decorate)])
-    story = [total] + builder.flowables(doc.width)
+    story = builder.flowables(doc.width)
     try:
-        doc.multiBuild(story, canvasmaker=_canvas_maker(), maxPasses=10)
+        doc.build(story)
     except _PlatypusLayoutError as exc:
         raise DataError([Problem(Location(builder.shown, 1, 1),
                                  f"a block of the rules text does not fit on a page ({str(exc)[:200]}); "

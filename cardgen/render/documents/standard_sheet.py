@@ -32,7 +32,6 @@ from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_map
 from ...model import Game, Text
 from ..cards.icons import suit_width
 from ..cards.index import BLACK, GREY, RED, draw_suit, suit_colour
-from .page_template import SkipsLayoutPass
 from .paragraph import TextBlock, TStyle
 from .table import KEEP_ROWS, text_table
 
@@ -167,7 +166,7 @@ def _draw_suit_glyph(canvas, ch: str, x: float, baseline: float, size: float) ->
     draw_suit(canvas, _GLYPH_SUITS[ch], x + advance / 2, baseline + size * 0.36, size * 0.8)
 
 
-class CardChips(SkipsLayoutPass, Flowable):
+class CardChips(Flowable):
     """Standard cards in a row ("10♠ ×2  J♥"), vector suits, wrapping to the width."""
 
     def __init__(self, cards: Sequence[tuple[StandardCard, int]], lang: str, size: float = 10, lead_suit: str | None = None) -> None:
@@ -266,7 +265,7 @@ class CardChips(SkipsLayoutPass, Flowable):
                 x += width + gap
 
 
-class SuitLine(SkipsLayoutPass, Flowable):
+class SuitLine(Flowable):
     """One "game suit → standard suit" pair per cell: "Medal → ♠"."""
 
     def __init__(self, pairs: Sequence[tuple[str, str]], lang: str, size: float = 9) -> None:

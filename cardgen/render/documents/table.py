@@ -6,13 +6,7 @@ from typing import Any, Callable, Sequence
 
 from reportlab.platypus import Flowable, Table, TableStyle
 
-from .page_template import SkipsLayoutPass
 from .paragraph import TextBlock
-
-
-class _Table(SkipsLayoutPass, Table):
-    """ReportLab's table, drawn only on a canvas that is kept: on multiBuild's layout-only first
-    pass its rules, shading and cells would be drawn for nothing."""
 
 
 # rows a rulebook's or sheet's table keeps together at a page break, above and below it
@@ -48,7 +42,7 @@ def text_table(rows: list[list[Any]], cell: Callable[[str, bool, str], Flowable]
         cells.append(out)
     col_w = column_widths(cells, avail, pad, widths)
     heights = [None if ri < header_rows else row_height for ri in range(len(cells))] if row_height else None
-    t = _Table(cells, colWidths=col_w, rowHeights=heights, repeatRows=header_rows, hAlign="LEFT")
+    t = Table(cells, colWidths=col_w, rowHeights=heights, repeatRows=header_rows, hAlign="LEFT")
     cmds = [
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE" if boxed else "TOP"),
         ("LEFTPADDING", (0, 0), (-1, -1), pad), ("RIGHTPADDING", (0, 0), (-1, -1), pad),
@@ -133,7 +127,7 @@ def callout(rows: list[list[Flowable]], widths: Sequence[float], font: str, fill
             bar_width: float = 2.2, pad: tuple[float, float, float, float] = (5, 5, 3, 3)) -> Table:
     """A boxed aside (a rulebook note, a list of rulings): rows of paragraphs on `fill`, a `bar` down
     its left edge, thin `rule` lines between rows; `pad` is left, right, top, bottom."""
-    t = _Table(rows, colWidths=list(widths), hAlign="LEFT")
+    t = Table(rows, colWidths=list(widths), hAlign="LEFT")
     left, right, top, bottom = pad
     cmds = [
         ("FONTNAME", (0, 0), (-1, -1), font),  # never the non-embedded standard font

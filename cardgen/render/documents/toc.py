@@ -1,19 +1,22 @@
-"""The table of contents and the PDF outline: headings notify the document, a Contents flowable
-lists them with page numbers from the previous pass (multiBuild)."""
+"""The table of contents and the PDF outline, in one pass: the contents lists the story's headings
+as it is laid out, and each line's leader and page number is a late form (see `page_template`)
+drawn when every heading has its page."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Iterable, Iterator
 
-from reportlab.platypus import Flowable
-from reportlab.platypus.doctemplate import BaseDocTemplate
+from reportlab.platypus import Flowable, KeepTogether
 
 from ...fonts import draw_string, string_width
 
-from .page_template import layout_only as _layout_only
+from .page_template import OnePassDocTemplate
 from .paragraph import Heading, TextBlock, TStyle
+
+# The width kept for a page number: three digits (a rulebook is shorter than 1,000 pages).
+_PAGE_DIGITS = "000"
 
 
 
@@ -34,77 +37,63 @@ class _TocMark(Flowable):
 
 
 class _TocLine(Flowable):
-    def __init__(self, block: TextBlock, page: int, key: str, level: int, style: TStyle) -> None:
+    def __init__(self, block: TextBlock, key: str, level: int, style: TStyle, pages: dict[str, int]) -> None:
         super().__init__()
-        self.block, self.page, self.key, self.level, self.style = block, page, key, level, style
+        self.block, self.key, self.level, self.style, self.pages = block, key, level, style, pages
 
     def wrap(self, aw, ah):
         self.width = aw
-        self.page_w = string_width(str(self.page), self.style.font, self.style.size, self.block.lang) + 4
-        _, h = self.block.wrap(aw - self.page_w - 14, ah)
+        room = string_width(_PAGE_DIGITS, self.style.font, self.style.size, self.block.lang) + 4
+        _, h = self.block.wrap(aw - room - 14, ah)
         self.height = h
         return aw, h
 
     def draw(self):
         canv = self.canv
-        if _layout_only(canv):
-            return
         self.block.drawOn(canv, 0, 0)
-        st = self.style
         last = self.block._lines[-1] if self.block._lines else None
+        x_end = self.style.left + (last.width if last else 0) + 4
+        canv.draw_later(lambda c: self._leader(c, x_end))
+        canv.linkRect("", self.key, (0, 0, self.width, self.height), relative=1, thickness=0)
+
+    def _leader(self, canv, x_end: float) -> None:
+        """The dotted leader and the page number, drawn when the heading's page is known."""
+        st, lang = self.style, self.block.lang
+        page = str(self.pages[self.key])
         y = (st.leading - st.size) / 2 + st.size * 0.12
-        x_end = st.left + (last.width if last else 0) + 4
-        x_num = self.width - self.page_w + 4
+        x_num = self.width - string_width(page, st.font, st.size, lang)
         canv.setFillColorRGB(*st.color)
         canv.setFont(st.font, st.size)
-        draw_string(canv, self.width, y, str(self.page), self.block.lang, "right")
+        draw_string(canv, self.width, y, page, lang, "right")
         canv.setFillColorRGB(0.6, 0.6, 0.6)
         dot = "."
         gap = 2.2
-        dw = string_width(dot, st.font, st.size, self.block.lang) + gap
-        x = x_end + 2
+        dw = string_width(dot, st.font, st.size, lang) + gap
         # Align the dots on a grid so the leaders of all lines line up; one string with
         # character spacing puts the dots where one drawString per dot did.
-        x = (int(x / dw) + 1) * dw
+        x = (int((x_end + 2) / dw) + 1) * dw
         count = max(0, math.ceil((x_num - dw - x) / dw))
         if count:
-            draw_string(canv, x, y, dot * count, self.block.lang, char_space=gap)
-        canv.linkRect("", self.key, (0, 0, self.width, self.height), relative=1, thickness=0)
+            draw_string(canv, x, y, dot * count, lang, char_space=gap)
 
 
 class Contents(Flowable):
-    """The table of contents: filled from the headings of the previous pass (multiBuild)."""
+    """The table of contents: a line per heading of levels 1 and 2, in the order of the story
+    (`_DocTemplate` gives it the headings and, as they are placed, their pages)."""
 
     def __init__(self, lang: str, styles: dict[int, TStyle]) -> None:
         super().__init__()
         self.lang = lang
         self.styles = styles
-        self._entries: list[tuple[int, str, int, str]] = []
-        self._last: list[tuple[int, str, int, str]] = []
+        self.entries: list[tuple[int, str, str]] = []  # level, text, key
+        self.pages: dict[str, int] = {}
         self._parts: list[_TocLine] = []
-
-    def isIndexing(self) -> int:
-        return 1
-
-    def isSatisfied(self) -> bool:
-        return self._entries == self._last
-
-    def notify(self, kind: str, stuff: Any) -> None:
-        if kind == "TOCEntry":
-            self._entries.append(stuff)
-
-    def beforeBuild(self) -> None:
-        self._last = list(self._entries)
-        self._entries = []
-
-    def afterBuild(self) -> None:
-        pass
 
     def _lines(self) -> list[_TocLine]:
         out = []
-        for level, text, page, key in self._last:
+        for level, text, key in self.entries:
             st = replace(self.styles[level], justify=False)  # a contents line is not a paragraph
-            out.append(_TocLine(TextBlock([(text, level == 1)], self.lang, st), page, key, level, st))
+            out.append(_TocLine(TextBlock([(text, level == 1)], self.lang, st), key, level, st, self.pages))
         return out
 
     def wrap(self, aw, ah):
@@ -153,10 +142,31 @@ class _Stack(Flowable):
 
 
 
-class _DocTemplate(BaseDocTemplate):
+def _walk(flowables: Iterable[Flowable]) -> Iterator[Flowable]:
+    """The story's flowables in order, into what platypus unpacks when placing them (KeepTogether)."""
+    for flowable in flowables:
+        if isinstance(flowable, KeepTogether):
+            yield from _walk(flowable._content)
+        else:
+            yield flowable
+
+
+def _in_contents(flowable: Flowable) -> bool:
+    return isinstance(flowable, (Heading, _TocMark)) and flowable.level <= 2
+
+
+class _DocTemplate(OnePassDocTemplate):
+    """A document with contents and an outline: a heading is bookmarked where it is placed."""
+
+    def build(self, flowables, filename=None, canvasmaker=None):  # type: ignore[override]
+        headings = [(f.level, f.toc_text, f.key) for f in _walk(flowables) if _in_contents(f)]
+        self.heading_pages: dict[str, int] = {}
+        for contents in (f for f in flowables if isinstance(f, Contents)):
+            contents.entries, contents.pages = headings, self.heading_pages
+        super().build(flowables, filename, **({"canvasmaker": canvasmaker} if canvasmaker else {}))
+
     def afterFlowable(self, flowable: Flowable) -> None:
-        if isinstance(flowable, (Heading, _TocMark)) and flowable.level <= 2:
+        if _in_contents(flowable):
             self.canv.bookmarkPage(flowable.key)
             self.canv.addOutlineEntry(flowable.toc_text, flowable.key, flowable.level - 1, closed=flowable.level > 1)
-            self.notify("TOCEntry", (flowable.level, flowable.toc_text, self.page, flowable.key))
-
+            self.heading_pages[flowable.key] = self.page
