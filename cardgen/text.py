@@ -24,8 +24,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from bisect import bisect_left
 from functools import lru_cache
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Callable, NamedTuple
 
 from reportlab.pdfbase import pdfmetrics
@@ -269,67 +270,97 @@ def _kind(ch: str) -> str:
     return "katakana" if ch == "ー" else _script(ch)
 
 
-@lru_cache(maxsize=4096)
-def _ja_costs(text: str, compounds: frozenset[str]) -> tuple[float | None, ...]:
-    """cost[i] of a line break before text[i] (None where kinsoku or a Latin word forbids one)."""
-    n = len(text)
-    phrases = phrase_boundaries(text)
-    kinds = [_kind(ch) for ch in text]  # each character's script, worked out once
-    for i in range(1, n - 1):  # アクション・ポイント: a dot inside a katakana word joins it (a list's dot does not)
-        if text[i] in "・･" and kinds[i - 1] == kinds[i + 1] == "katakana":
-            kinds[i] = "katakana"
-    inside = [False] * (n + 1)
-    for i in range(1, n):
-        a, b = kinds[i - 1], kinds[i]
-        if a == b and a in ("kanji", "katakana"):
-            inside[i] = True
-    # kanji + one okurigana kana + kanji: 捨て札, 置き場 (not 山札の下: の is a particle)
-    for i in range(1, n - 1):
-        if (kinds[i] == "hiragana" and text[i] not in _PARTICLES
-                and kinds[i - 1] == "kanji" and kinds[i + 1] == "kanji"):
-            inside[i] = inside[i + 1] = True
-    known = [False] * (n + 1)
-    for word in compounds:
-        at = text.find(word)
-        while at >= 0:
-            end = at + len(word)
-            for i in range(at + 1, end):
-                known[i] = True
-            # a known word compounds with a noun written against it: お花摘み|カード, 山札|置き場
-            if end < n and kinds[end] in ("kanji", "katakana"):
-                known[end] = True
-            if at > 0 and kinds[at - 1] in ("kanji", "katakana"):
-                known[at] = True
-            at = text.find(word, at + 1)
-    costs: list[float | None] = [None] * (n + 1)
-    for i in range(1, n):
+_COMPOUND_KINDS = frozenset(("kanji", "katakana"))
+_UNWEIGHED = object()
+
+
+class _JaCosts:
+    """costs[i]: the cost of a line break before text[i] (None where kinsoku or a Latin word
+    forbids one), each worked out when the breaker first weighs it: a line weighs the boundaries
+    back from its end only until the room it would leave costs more than the best one found, a
+    few em (the cost of every boundary of a long paragraph was a fifth of breaking it)."""
+
+    __slots__ = ("text", "phrases", "starts", "kinds", "known", "costs")
+
+    def __init__(self, text: str, compounds: frozenset[str]) -> None:
+        n = len(text)
+        self.text = text
+        self.phrases = phrase_boundaries(text)
+        self.starts = sorted(self.phrases)  # to find the phrase a boundary closes
+        kinds = list(map(_kind, text))  # each character's script, worked out once
+        if "・" in text or "･" in text:
+            for i in range(1, n - 1):  # アクション・ポイント: a dot inside a katakana word joins it (a list's dot does not)
+                if text[i] in "・･" and kinds[i - 1] == kinds[i + 1] == "katakana":
+                    kinds[i] = "katakana"
+        self.kinds = kinds
+        known = [False] * (n + 1)
+        for word in compounds:
+            at = text.find(word)
+            while at >= 0:
+                end = at + len(word)
+                for i in range(at + 1, end):
+                    known[i] = True
+                # a known word compounds with a noun written against it: お花摘み|カード, 山札|置き場
+                if end < n and kinds[end] in _COMPOUND_KINDS:
+                    known[end] = True
+                if at > 0 and kinds[at - 1] in _COMPOUND_KINDS:
+                    known[at] = True
+                at = text.find(word, at + 1)
+        self.known = known
+        self.costs: list = [_UNWEIGHED] * (n + 1)
+        self.costs[n] = 0.0
+
+    def __getitem__(self, i: int) -> float | None:
+        cost = self.costs[i]
+        if cost is _UNWEIGHED:
+            cost = self.costs[i] = self._weigh(i)
+        return cost
+
+    def _okurigana(self, j: int) -> bool:
+        """text[j] is one kana joining two kanji (捨て札, 置き場; not 山札の下: の is a particle)."""
+        kinds = self.kinds
+        return (0 < j < len(kinds) - 1 and kinds[j] == "hiragana" and self.text[j] not in _PARTICLES
+                and kinds[j - 1] == "kanji" and kinds[j + 1] == "kanji")
+
+    def _weigh(self, i: int) -> float | None:
+        text, kinds = self.text, self.kinds
         before, after = text[i - 1], text[i]
-        # (a group of numbers has a digit on one side of each of its boundaries)
-        if not kinsoku_ok(text, i) or ((before.isdigit() or after.isdigit()) and in_number_group(text, i)):
-            continue
+        # kinsoku (as kinsoku_ok), and a group of numbers has a digit on one side of each of its boundaries
+        if (after in NO_LINE_START or before in NO_LINE_END or (before in INSEPARABLE and after in INSEPARABLE)
+                or ((before.isdigit() or after.isdigit()) and in_number_group(text, i))):
+            return None
         if _is_latin_word_char(before) and _is_latin_word_char(after):
-            continue
-        if i in phrases and kinds[i] == "kanji" and _repeats(text, phrases, i):
+            return None
+        kind_before, kind = kinds[i - 1], kinds[i]
+        in_phrases = i in self.phrases
+        if in_phrases and kind == "kanji" and self._doubled(i):
             cost = _COMPOUND_COST  # 気が|気でない, 日に|日に: a doubled phrase is one expression
-        elif i in phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
+        elif in_phrases or before in _SPACES or before in _AFTER_PUNCT or after in NO_LINE_END:
             cost = _PHRASE_COST
-        elif kinds[i - 1] == "kanji" and kinds[i] == "hiragana" and after not in _PARTICLES:
+        elif kind_before == "kanji" and kind == "hiragana" and after not in _PARTICLES:
             cost = _OKURIGANA_COST
-        elif kinds[i - 1] == "kanji" and after.isdigit():
+        elif kind_before == "kanji" and after.isdigit():
             cost = _OTHER_COST + _SCRIPT_COST  # 名声|6: a number read with the noun before it
-        elif kinds[i - 1] != kinds[i]:
+        elif kind_before != kind:
             cost = _SCRIPT_COST
         else:
             cost = _OTHER_COST
-        costs[i] = cost + (_KNOWN_WORD_COST if known[i] else _COMPOUND_COST if inside[i] else 0.0)
-    costs[n] = 0.0
-    return tuple(costs)
+        if self.known[i]:
+            return cost + _KNOWN_WORD_COST
+        # inside a run of kanji or of katakana, or either side of an okurigana kana
+        inside = (kind_before == kind and kind in _COMPOUND_KINDS) or self._okurigana(i) or self._okurigana(i - 1)
+        return cost + (_COMPOUND_COST if inside else 0.0)
+
+    def _doubled(self, i: int) -> bool:
+        """The short phrase ending at boundary i starts with the kanji text[i] starts the next with."""
+        k = bisect_left(self.starts, i)
+        start = self.starts[k - 1] if k else 0
+        return i - start <= 3 and self.text[start] == self.text[i]
 
 
-def _repeats(text: str, phrases: frozenset[int], i: int) -> bool:
-    """Whether the short phrase ending at i starts with the kanji the next one starts with (気が|気でない)."""
-    start = max((b for b in phrases if b < i), default=0)
-    return i - start <= 3 and _script(text[i]) == "kanji" and text[start] == text[i]
+@lru_cache(maxsize=4096)
+def _ja_costs(text: str, compounds: frozenset[str]) -> _JaCosts:
+    return _JaCosts(text, compounds)
 
 
 def _letters_before(text: str) -> list[int]:
@@ -347,11 +378,9 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
     # a filled measure (a document's) keeps a paragraph's last line from being a mere character
     # or two; a card's ragged box, which must not grow a line, is left as its phrases fall
     last_line_cost = _SHORT_LAST_LINE_COST if shortfall_cost >= _SHORTFALL_COST else 0.0
-    prefix = [0.0]
-    for w in widths:
-        prefix.append(prefix[-1] + w)
+    prefix = list(accumulate(widths, initial=0.0))
     # worked out (BudouX's phrases, the letters) only for a text that needs a break
-    costs: tuple[float | None, ...] = ()
+    costs: _JaCosts | None = None
     letters: list[int] = []
 
     def span(a: int, b: int) -> float:
@@ -377,14 +406,18 @@ def _ja_spans(text: str, base: int, widths: list[float], width: float, em: float
         end = start + 1
         while end < n and span(start, end + 1) <= width + _EPS:
             end += 1
-        costs = costs or _ja_costs(text, compounds)
+        if costs is None:
+            costs = _ja_costs(text, compounds)
         letters = letters or _letters_before(text)
         best, best_score = None, math.inf
         for i in range(end, start, -1):
+            short = shortfall_cost * (width - span(start, i)) / em
+            if short >= best_score - _EPS:
+                break  # no boundary further back can win: each leaves at least this much room
             cost = costs[i]
             if cost is None:
                 continue
-            score = cost + shortfall_cost * (width - span(start, i)) / em
+            score = cost + short
             if last_line_cost and span(i, n) <= width + _EPS and letters[n] - letters[i] < _SHORT_LAST_LINE:
                 score += last_line_cost  # the rest would be a last line of a character or two: 「獲得。」
             if score < best_score - _EPS:
@@ -425,11 +458,17 @@ def _is_cjk(ch: str) -> bool:
     return "\u2e80" <= ch <= "\uffef"  # CJK, kana, full-width forms (not an inline icon: that is a word)
 
 
+_WORD = re.compile(r"[^ \t]+")
+_has_cjk = re.compile("[\u2e80-\uffef]").search  # as _is_cjk
+
+
 def _latin_words(text: str) -> list[tuple[int, int]]:
     """The pieces a Latin line breaks between: words at spaces, and a Japanese quotation inside
     English text ("The source's 「山が尽きると敗北」") split at every kinsoku-legal boundary."""
+    if not _has_cjk(text):  # English alone: the words are all
+        return [m.span() for m in _WORD.finditer(text)]
     out: list[tuple[int, int]] = []
-    for m in re.finditer(r"[^ \t]+", text):
+    for m in _WORD.finditer(text):
         start = m.start()
         for i in range(m.start() + 1, m.end()):
             if (_is_cjk(text[i - 1]) or _is_cjk(text[i])) and kinsoku_ok(text, i) \
@@ -443,9 +482,7 @@ def _latin_words(text: str) -> list[tuple[int, int]]:
 def _latin_spans(text: str, base: int, widths: list[float], width: float, hyphen_width: float,
                  hyphenate: bool, em: float, balanced: bool = False, lang: str = "en") -> list[LineSpan]:
     hyphenate = hyphenate and width >= _HYPHENATE_MIN_MEASURE * em
-    prefix = [0.0]
-    for w in widths:
-        prefix.append(prefix[-1] + w)
+    prefix = list(accumulate(widths, initial=0.0))
     first, last = len(text) - len(text.lstrip(" \t")), len(text.rstrip(" \t"))
     if first < last and prefix[last] - prefix[first] <= width + _EPS:
         return [LineSpan(base + first, base + last)]  # it fits: one line, from its first word to its last
