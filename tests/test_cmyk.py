@@ -336,3 +336,13 @@ def test_colours_converted_once_through_the_profile():
     for _ in range(3):
         to_cmyk("#C81E28")
     assert rgb_to_cmyk.cache_info().misses == 1
+
+
+def test_thin_pattern_lines_follow_the_rule():
+    """A back's lattice (icons' pattern code) strokes 0.7 pt lines of its own: llll's is a maroon
+    on maroon, and prints in K only like every thin rule (kept with --keep-small-colour)."""
+    found = small_inks(_cmyk_file("llll", "en")[1])
+    assert [i for i in found if i[0] == "rule" and i[1] == 0.7]  # the lattice is read
+    assert _on_colour_plates(found) == []
+    kept = small_inks(_cmyk_file("llll", "en", keep_small_colour=True)[1])
+    assert _on_colour_plates([i for i in kept if i[0] == "rule" and i[1] == 0.7])
