@@ -60,6 +60,7 @@ class BuildOptions:
     calibration: bool = False
     allow_overflow: bool = False
     allow_unsafe: bool = False  # build with a --preset even when boxes break its safe zone
+    keep_small_colour: bool = False  # CMYK file: coloured text < 12 pt and rules < 1 pt keep their plates (colour.plate_colour)
     margin_mm: float = DEFAULT_MARGIN_MM  # the printer's unprintable margin on home sheets
     outputs: tuple[str, ...] = OUTPUTS
     corner_index: bool = False  # print each card's standard-card index (mapping.yaml) in a corner
@@ -103,6 +104,8 @@ class BuildOptions:
         if self.fit == "bleed" and self.imposition == "gutterfold":
             raise CardgenError("--fit bleed chooses among duplex and simplex sheets (gutterfold already keeps the most bleed "
                                "its fold allows); drop --fit or use --imposition duplex")
+        if self.keep_small_colour and not (self.target and self.target.cmyk):
+            raise CardgenError("--keep-small-colour is about the CMYK print-shop file: use it with --preset dtc")
         if self.corner_guides is not None and not 0.5 <= self.corner_guides <= 10:
             raise CardgenError(f"--corner-guides {self.corner_guides} is out of range; use 0.5 to 10 mm (3 mm is usual)")
         if self.lang is not None and code_problem(self.lang):
@@ -249,9 +252,15 @@ class BuildResult:
     preview: list = field(default_factory=list)  # preview.html's cards (preview.CardImages), when PNGs were written
     skipped: list[str] = field(default_factory=list)  # optional outputs not written, each with why (skipped_outputs)
     sheet_warning: str | None = None  # the home sheets' bleed is thin (thin_bleed_warning)
+    k_pulled: dict[str, int] = field(default_factory=dict)  # preset id -> coloured small texts and thin rules its CMYK file prints in K only
     removed: list[str] = field(default_factory=list)  # files of an earlier build this one no longer makes (remove_unmade)
     preview_page: str = "preview.html"  # preview-<lang>.html for a game's other languages
     decks: list[BuildResult] = field(default_factory=list)  # a game's declared decks, each built on its own
+
+    def k_only_warnings(self) -> list[str]:
+        """What to say of the coloured small texts and thin rules the CMYK file prints in K only."""
+        return [f"{preset}: {count} small coloured texts and rules print in K only (grey) as print services ask; "
+                "--keep-small-colour keeps their colours" for preset, count in self.k_pulled.items()]
 
     def summary(self) -> str:
         pdfs = [f for f in self.files if f.suffix == ".pdf"]
@@ -280,6 +289,7 @@ class BuildResult:
             lines.append(f"  {self.out_dir / self.preview_page} (every face, with what each card reported)")
         if self.overflows:
             lines.append(f"  warning: text overflows on {len(self.overflows)} face(s), allowed by --allow-overflow")
+        lines += [f"  warning: {text}" for text in self.k_only_warnings()]
         lines += [f"  note: {why}" for why in self.skipped]
         lines += [f"  note: {what}" for what in self.removed]
         return "\n".join(lines)
@@ -899,6 +909,9 @@ def _merge(parts: list[BuildResult]) -> BuildResult:
     merged.layout = next((p.layout for p in parts if p.layout is not None), None)
     merged.sheets = next((p.sheets for p in parts if p.sheets), 0)
     merged.sheet_warning = next((p.sheet_warning for p in parts if p.sheet_warning), None)
+    for part in parts:
+        for preset, count in part.k_pulled.items():
+            merged.k_pulled[preset] = merged.k_pulled.get(preset, 0) + count
     merged.overflows = _unique_overflows([o for p in parts for o in p.overflows])
     merged.drawn = [d for p in parts for d in p.drawn]
     merged.preview = next((p.preview for p in parts if p.preview), [])
@@ -1247,7 +1260,7 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
                 sheets = None
             shop = deck("shop", lambda: printshop_pdf(game, pairs, card_size, options.shop_bleed, options.lang, overflows, step,
                                                       corner_index=options.corner_index, cmyk=cmyk,
-                                                      back_first=_back_first(options)))
+                                                      back_first=_back_first(options), keep_small_colour=options.keep_small_colour))
             if "sheets" in outputs:
                 spool.seek(0)
                 sheets = spool.read()
@@ -1283,6 +1296,8 @@ def _render_pinned(game: Game, options: BuildOptions, step: Callable[[int], None
         raise overflow_error(game, overflows)
     result.overflows = overflows
     result.warnings = notes.by_card()
+    if notes.k_pulled:
+        result.k_pulled = {options.target.id: notes.k_pulled}
     if cache is not None:
         result.drawn = list(cache.drawn)
     return _Rendered(result, pending, shop, pairs, face_cache)

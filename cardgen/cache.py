@@ -382,7 +382,8 @@ class Keys:
         files, and the page it is drawn on (size, bleed, language, colour). A shared back
         (`group`, see card.back_group) is the same for every card of its group."""
         card = ("shared back", group) if side == "back" and group is not None else self._own(card_id, side, card_size, lang)
-        return digest("face", self.face_files, card, side, list(card_size), bleed, lang, cmyk, self.options.corner_index)
+        return digest("face", self.face_files, card, side, list(card_size), bleed, lang, cmyk, cmyk and self.options.keep_small_colour,
+                      self.options.corner_index)
 
     def deck(self, kind: str) -> str:
         """A file with every face (home sheets, print-shop PDF): every card and every option."""

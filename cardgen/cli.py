@@ -346,6 +346,7 @@ build_imposition_option = click.option("--imposition", type=click.Choice(["duple
 @click.option("--calibration", is_flag=True, help="Also write a page that measures the printer's duplex offset.")
 @click.option("--allow-overflow", is_flag=True, help="Build even when a text does not fit its box.")
 @click.option("--allow-unsafe", is_flag=True, help="With --preset: build even when a text box or frame breaks the print target's safe zone (see check --preset).")
+@click.option("--keep-small-colour", is_flag=True, help="With --preset dtc: coloured text below 12 pt and rules below 1 pt keep their colours (by default the CMYK file prints them in K only, a grey as light, as print services ask).")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer's unprintable margin in mm on the sheets.")
 @click.option("--only", "outputs", multiple=True, type=click.Choice(["sheets", "shop", "png", "tts", "rules", "standard", "playtest", "tuckbox"]), help="Build only these outputs (repeatable; default: all).")
 @click.option("--corner-index", is_flag=True, help="Print each card's standard playing-card index in its corners (see `cardgen mapping`).")
@@ -365,7 +366,7 @@ def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, 
           margin: float, outputs: tuple[str, ...], corner_index: bool, imposition: str, ink_saver: bool,
           corner_guides: float | None, preset: str | None = None, tts_url: str | None = None, card_thickness: float = 0.30,
           workers: int | None = None, no_cache: bool = False, allow_unsafe: bool = False, fit: str = "count",
-          fmt: str = "text") -> None:
+          fmt: str = "text", keep_small_colour: bool = False) -> None:
     """Write decks, rulebooks, standard-deck sheets and playtest kits of GAMES to OUT/<game>/.
 
     GAMES are bundled ids or folders; default: every bundled game.
@@ -380,8 +381,8 @@ def build(ctx: click.Context, games: tuple[str, ...], out_dir: str, paper: str, 
         options = with_target(options, preset, tts_url, card_thickness, outputs_given=bool(outputs))
     if no_cache:
         options = replace(options, cache=False)
-    if allow_unsafe or fit != "count":
-        options = replace(options, allow_unsafe=allow_unsafe, fit=fit)
+    if allow_unsafe or fit != "count" or keep_small_colour:
+        options = replace(options, allow_unsafe=allow_unsafe, fit=fit, keep_small_colour=keep_small_colour)
         options.validate()
     specs = games_or_all(games)
     with build_workers(workers, len(specs)) as pool:  # started first: they warm up while the games load

@@ -152,7 +152,7 @@ def build_as_dict(result) -> dict:
     return {"game": result.game_id, "out_dir": str(result.out_dir), "cards": result.cards, "sheets": result.sheets,
             "files": [str(f) for f in result.files], "drawn": list(result.drawn),
             "skipped": list(result.skipped), "removed": list(result.removed), "overflows": len(result.overflows),
-            "warnings": [result.sheet_warning] if result.sheet_warning else [],
+            "warnings": ([result.sheet_warning] if result.sheet_warning else []) + result.k_only_warnings(),
             **({"decks": [build_as_dict(deck) for deck in result.decks]} if result.decks else {})}  # a game's declared decks
 
 

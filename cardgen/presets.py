@@ -75,7 +75,8 @@ PRESETS: dict[str, Preset] = {
                deck_folders=True, note="one folder per deck (per back): its fronts and its back.png"),
         Preset("dtc", "DriveThruCards", "poker", 3.175, 3.175, cmyk=True,
                outputs=("shop",), shop_name="{game}-dtc-cmyk.pdf", back_first=True,
-               note="one card a page, PDF/X-1a:2003, CMYK (FOGRA39 output intent)"),
+               note="one card a page, PDF/X-1a:2003, CMYK (FOGRA39 output intent); text below 12 pt and rules "
+                    "below 1 pt in K only, coloured ones as a grey as light (--keep-small-colour keeps their colours)"),
     )
 }
 PRESET_NAMES = tuple(PRESETS)

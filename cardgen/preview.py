@@ -75,13 +75,21 @@ class FaceNotes:
 
     overflows: list
     notes: list[tuple[str, str]] = field(default_factory=list)
+    k_pulled: int = 0  # coloured small texts and thin rules printed in K only (colour.plate_colour)
 
     @contextlib.contextmanager
     def collect(self) -> Iterator[list[tuple[str, str]]]:
         """Gather what is drawn inside the block (into the lists `check` has set, or our own);
         yields the list of what this block's faces reported."""
+        from .render.colour import K_PULLED
+
         found: list[tuple[str, str]] = []
         tokens, marks = [], []
+        pulled = K_PULLED.get()
+        if pulled is None:
+            pulled = []
+            tokens.append((K_PULLED, K_PULLED.set(pulled)))
+        pulled_mark = len(pulled)
         for var in _note_vars():
             current = var.get()
             if current is None:
@@ -97,16 +105,17 @@ class FaceNotes:
                     if text is not None and (note.card_id, text) not in found:
                         found.append((note.card_id, text))
             self.notes.extend(n for n in found if n not in self.notes)
+            self.k_pulled += len(pulled) - pulled_mark
             for var, token in tokens:
                 var.reset(token)
 
     def collecting(self, draw: Callable[[], bytes]) -> tuple[bytes, dict]:
         """(draw()'s bytes, what its faces reported) for a cache entry."""
-        overflow_mark = len(self.overflows)
+        overflow_mark, pulled_mark = len(self.overflows), self.k_pulled
         with self.collect() as found:
             data = draw()
         kept = {"overflows": [[o.card_id, o.side, o.box, o.text] for o in self.overflows[overflow_mark:]],
-                "notes": [list(n) for n in found]}
+                "notes": [list(n) for n in found], "k_pulled": self.k_pulled - pulled_mark}
         return data, kept
 
     def restore(self, kept: Any) -> None:
@@ -116,8 +125,10 @@ class FaceNotes:
         try:
             overflows = [Overflow(*map(str, o)) for o in kept["overflows"] if len(o) == 4]
             notes = [(str(c), str(t)) for c, t in kept["notes"]]
-        except (KeyError, TypeError, ValueError):
+            k_pulled = max(0, int(kept.get("k_pulled", 0)))
+        except (KeyError, TypeError, ValueError, AttributeError):
             return
+        self.k_pulled += k_pulled
         self.overflows.extend(overflows)
         self.notes.extend(n for n in notes if n not in self.notes)
 

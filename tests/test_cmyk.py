@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import io
+import subprocess
+import sys
 
 import pytest
 from pypdf import PdfReader
@@ -10,17 +13,28 @@ from pypdf.generic import ContentStream
 
 from cardgen.load import load_game
 from cardgen.render.cards.card import faces
-from cardgen.render.colour import ICC_PROFILE, rgb_to_cmyk, to_cmyk
+from cardgen.render.cards.index import RED
+from cardgen.render.cards.layout import get_layout
+from cardgen.render.colour import ICC_PROFILE, k_grey, rgb_to_cmyk, to_cmyk
 from cardgen.render.print.printshop import printshop_pdf
 
 RGB_OPERATORS = {b"rg", b"RG"}
 POKER = (63.5, 88.9)
 
 
-@pytest.fixture(scope="module", params=["alice", "ohanatsumi"])
+@functools.lru_cache(maxsize=None)
+def _cmyk_file(game_id: str, lang: str, keep_small_colour: bool = False) -> tuple:
+    """(game, reader) of a game's CMYK print-shop file, drawn once per test session."""
+    game = load_game(game_id)
+    data = printshop_pdf(game, faces(game), POKER, 3.175, lang, cmyk=True, keep_small_colour=keep_small_colour)
+    return game, PdfReader(io.BytesIO(data))
+
+
+@pytest.fixture(params=["alice", "ohanatsumi"])
 def cmyk_pdf(request):
-    game = load_game(request.param)
-    return game, PdfReader(io.BytesIO(printshop_pdf(game, faces(game), POKER, 3.175, "en", cmyk=True)))
+    return _cmyk_file(request.param, "en")
+
+
 
 
 def _streams(resources, contents, seen):
@@ -96,10 +110,10 @@ def test_no_rgb_anywhere_and_no_transparency(cmyk_pdf):
     assert cmyk_ops > 0
 
 
-def small_inks(reader) -> list[tuple[str, float, tuple[float, ...]]]:
-    """(what, size, CMYK) of every text shown below 12 pt (its fill, and its stroke when the
-    text is stroked: Tr 1 or 2) and every rule stroked thinner than 1 pt, read from the content
-    streams: the colour operators in force at each text show and each stroke."""
+def inks(reader) -> list[tuple[str, float, tuple[float, ...]]]:
+    """(what, size or width, CMYK) of every text shown (its fill, and its stroke when the text is
+    stroked: Tr 1 or 2) and every stroked path, read from the content streams of the pages and
+    every form XObject: the colour operators in force at each text show and each stroke."""
     found = []
     seen: set = set()
     for page in reader.pages:
@@ -125,43 +139,176 @@ def small_inks(reader) -> list[tuple[str, float, tuple[float, ...]]]:
                     mode = int(operands[0])
                 elif op == b"w":
                     width = float(operands[0])
-                elif op in (b"Tj", b"TJ", b"'", b'"') and size < 12:
+                elif op in (b"Tj", b"TJ", b"'", b'"'):
                     found.append(("text", size, fill))
                     if mode in (1, 2):
                         found.append(("text outline", size, stroke))
-                elif op in (b"S", b"s", b"B", b"b", b"B*", b"b*") and width < 1:
+                elif op in (b"S", b"s", b"B", b"b", b"B*", b"b*"):
                     found.append(("rule", width, stroke))
     return found
 
 
-def test_small_text_and_thin_rules_that_are_black_or_grey_print_on_k_only(cmyk_pdf):
-    """The prepress rule: black, grey and near-neutral text below 12 pt and rules below 1 pt
-    are K only (no rich black, no four-colour cream), so misregistration cannot fringe them; only
-    a clearly coloured ink (a suit's red) uses its plates."""
+def _small(ink) -> bool:
+    return ink[1] < (12 if ink[0].startswith("text") else 1)
+
+
+def small_inks(reader) -> list[tuple[str, float, tuple[float, ...]]]:
+    """`inks` of every text shown below 12 pt and every rule stroked thinner than 1 pt."""
+    return [i for i in inks(reader) if _small(i)]
+
+
+def _on_colour_plates(found) -> list:
+    return [i for i in found if max(i[2][:3]) > 0]
+
+
+def test_every_small_text_and_thin_rule_prints_on_k_only(cmyk_pdf):
+    """The prepress rule (issue 27): every text below 12 pt and every rule below 1 pt is K only,
+    coloured ones too (a red label becomes a grey as light), so misregistration cannot fringe them."""
     game, reader = cmyk_pdf
-    inks = small_inks(reader)
-    assert len([i for i in inks if i[0] == "text"]) > 100
-    # rich black: dark, with all three colour plates under it (a brown has no cyan: it is a colour)
-    rich = {i for i in inks if i[2][3] > 0.5 and min(i[2][:3]) > 0}
+    found = small_inks(reader)
+    assert len([i for i in found if i[0] == "text"]) > 100
+    coloured = _on_colour_plates(found)
+    assert coloured == [], f"{game.id}: small text or thin rules on colour plates: {sorted(set(coloured))[:5]}"
+    assert any(i[2][3] > 0.8 for i in found)  # the body text: K only, dark
+
+
+def test_small_text_is_k_only_in_japanese_too():
+    game, reader = _cmyk_file("ohanatsumi", "ja")
+    found = small_inks(reader)
+    assert len([i for i in found if i[0] == "text"]) > 100
+    assert _on_colour_plates(found) == []
+
+
+def test_red_corner_indices_are_k_only():
+    """--corner-index draws ranks in the suit's colour with its own code (index.py): red ranks
+    below 12 pt are K only too, while the suit symbols (shapes, not text) keep their red."""
+    game = load_game("alice")
+    reader = PdfReader(io.BytesIO(printshop_pdf(game, faces(game), POKER, 3.175, "en", cmyk=True, corner_index=True)))
+    found = small_inks(reader)
+    red_rank = k_grey(RED).black
+    assert ("text", 7.5, (0.0, 0.0, 0.0, red_rank)) in found
+    assert _on_colour_plates(found) == []
+
+
+def test_a_coloured_small_text_takes_the_k_of_its_lightness():
+    """alice's red event label (6.5 pt, layout colour `red`) prints as K = 1 - the red's luma."""
+    game, reader = _cmyk_file("alice", "en")
+    red = get_layout(game).colours["red"]
+    expected = k_grey(red).black
+    assert 0.3 < expected < 0.8  # a mid grey: neither paper nor black
+    found = small_inks(reader)
+    assert ("text", 6.5, (0.0, 0.0, 0.0, expected)) in found
+
+
+def test_large_text_and_thick_rules_keep_their_colours(cmyk_pdf):
+    game, reader = cmyk_pdf
+    large = [i for i in inks(reader) if not _small(i)]
+    assert _on_colour_plates([i for i in large if i[0] == "text"]), f"{game.id}: no coloured text of 12 pt or more"
+    assert _on_colour_plates([i for i in large if i[0] == "rule"]), f"{game.id}: no coloured rule of 1 pt or more"
+
+
+def test_keep_small_colour_keeps_coloured_small_text_and_pulls_neutral_to_k():
+    """--keep-small-colour: a coloured small text keeps its plates; black, grey and near-neutral
+    ones (a warm near-black, a cream knockout) are still K only: no rich black, no muddy neutrals."""
+    game, reader = _cmyk_file("alice", "en", keep_small_colour=True)
+    found = small_inks(reader)
+    assert any(sum(i[2][:3]) > 0 for i in found if i[0] == "text")
+    rich = {i for i in found if i[2][3] > 0.5 and min(i[2][:3]) > 0}
     assert rich == set(), f"{game.id}: rich black on small text or thin rules: {sorted(rich)[:5]}"
-    # a neutral on three plates: C, M and Y all present and within 0.1 of each other (a cream knockout)
-    muddy = {i for i in inks if min(i[2][:3]) > 0 and max(i[2][:3]) - min(i[2][:3]) < 0.1}
+    muddy = {i for i in found if min(i[2][:3]) > 0 and max(i[2][:3]) - min(i[2][:3]) < 0.1}
     assert muddy == set(), f"{game.id}: near-neutral inks on several plates: {sorted(muddy)[:5]}"
-    assert any(i[2][:3] == (0, 0, 0) and i[2][3] > 0.8 for i in inks)  # the body text: K only, dark
+    assert any(i[2][:3] == (0, 0, 0) and i[2][3] > 0.8 for i in found)
 
 
-def test_k_only_is_for_the_cmyk_file_alone(cmyk_pdf):
-    """On the RGB canvas a colour is never rewritten; on the CMYK one a neutral colour becomes
-    K = 1 - luma and a coloured one stays."""
+def test_plate_colour_on_each_canvas():
+    """On the RGB canvas a colour is never rewritten; on the CMYK one a small neutral colour
+    becomes K = 1 - luma, a small coloured one the K of its lightness (its own when the canvas
+    keeps small colour), and a large one stays."""
     from reportlab.lib.colors import CMYKColor, HexColor
-    from cardgen.render.colour import k_only, plate_colour
+    from cardgen.render.colour import THIN_RULE_PT, k_only, keep_small_colour_on, plate_colour
+    from cardgen.render.print.printshop import _cmyk_canvas
 
-    ink = HexColor("#3A2E2A")  # ohanatsumi's warm near-black
+    ink, red = HexColor("#3A2E2A"), HexColor("#C0392B")  # ohanatsumi's warm near-black; a red
     assert plate_colour(object(), ink, 8) is ink
     k = k_only(ink)
     assert (k.cyan, k.magenta, k.yellow) == (0, 0, 0) and 0.78 < k.black < 0.84
-    assert k_only(HexColor("#C0392B")) is None
+    assert k_only(red) is None
     assert k_only(CMYKColor(0, 0, 0, 0.5)).black == 0.5
+    assert k_grey(ink).black == k.black  # one formula for neutral and coloured
+    assert k_grey("#C0392B").black == pytest.approx(1 - (0.299 * 0xC0 + 0.587 * 0x39 + 0.114 * 0x2B) / 255, abs=1e-4)
+    assert k_grey(HexColor("#C0392B", hasAlpha=False)).black > k_grey(HexColor("#C0392B80", hasAlpha=True)).black  # over white
+    c = _cmyk_canvas(io.BytesIO(), POKER, "t")
+    assert plate_colour(c, red, 8) == k_grey(red)
+    assert plate_colour(c, red, 0.5, THIN_RULE_PT) == k_grey(red)
+    assert plate_colour(c, red, 12) is red and plate_colour(c, red, 1, THIN_RULE_PT) is red
+    keep_small_colour_on(c)
+    assert plate_colour(c, red, 8) is red
+    assert plate_colour(c, ink, 8) == k
+
+
+def test_svg_art_follows_the_rule():
+    """Text and thin strokes inside SVG art are drawn on the CMYK canvas by renderPDF, not by the
+    face's code: the rule holds there too, and the converted drawing (cached, also drawn on RGB
+    canvases) is not changed."""
+    from pathlib import Path
+
+    from reportlab.graphics import shapes
+
+    from cardgen.render.cards.art import draw_drawing, svg_drawing
+    from cardgen.render.print.printshop import _cmyk_canvas
+
+    svg = b"""<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" viewBox="0 0 100 100">
+    <rect width="100" height="100" fill="#2255aa"/>
+    <line x1="0" y1="0" x2="100" y2="100" stroke="#cc2222" stroke-width="0.5"/>
+    <line x1="0" y1="100" x2="100" y2="0" stroke="#cc2222" stroke-width="3"/>
+    <text x="10" y="50" font-size="8" fill="#22aa22">Small</text>
+    <text x="10" y="80" font-size="20" fill="#22aa22">Big</text></svg>"""
+    drawing = svg_drawing(svg, Path("art.svg"), "art.svg", None)
+    buffer = io.BytesIO()
+    c = _cmyk_canvas(buffer, POKER, "t")
+    draw_drawing(c, drawing)
+    c.showPage()
+    c.save()
+    reader = PdfReader(io.BytesIO(buffer.getvalue()))
+    found = small_inks(reader)
+    assert {i[0] for i in found} == {"text", "rule"}
+    assert _on_colour_plates(found) == []
+    large = [i for i in inks(reader) if not _small(i)]
+    assert _on_colour_plates([i for i in large if i[0] == "text"]) and _on_colour_plates([i for i in large if i[0] == "rule"])
+    nodes, strings = [drawing], []
+    while nodes:
+        node = nodes.pop()
+        nodes += getattr(node, "contents", [])
+        strings += [node] if isinstance(node, shapes.String) else []
+    assert len(strings) == 2 and all(n.fillColor.green > 2 * n.fillColor.red for n in strings)  # still green
+
+
+def _build_shop(tmp_path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cardgen", "build", "alice", "--preset", "dtc", "--only", "shop",
+                           "--out", str(tmp_path), "-j", "1", *extra], capture_output=True, text=True, timeout=600)
+
+
+def test_build_says_how_many_coloured_small_texts_print_in_k(tmp_path):
+    """The build tells the designer, with a real count (each pulled text box or rule shows at
+    least once, and each distinct colour and size of those shows comes from one), also when the
+    file comes from the cache; --keep-small-colour keeps them and says nothing."""
+    import re
+
+    line = re.compile(r"dtc: (\d+) small coloured texts and rules print in K only \(grey\).*--keep-small-colour")
+    first = _build_shop(tmp_path / "k")
+    assert first.returncode == 0, first.stderr
+    counts = [int(m.group(1)) for m in line.finditer(first.stdout)]
+    assert len(counts) == 1 and counts[0] > 0, first.stdout
+    again = _build_shop(tmp_path / "k")  # read from the cache
+    assert [int(m.group(1)) for m in line.finditer(again.stdout)] == counts, again.stdout
+    kept = _build_shop(tmp_path / "kept", "--keep-small-colour")
+    assert kept.returncode == 0, kept.stderr
+    assert "K only" not in kept.stdout and "keep-small-colour" not in kept.stdout, kept.stdout
+    shown = _on_colour_plates(small_inks(PdfReader(tmp_path / "kept" / "alice" / "alice-dtc-cmyk.pdf")))
+    assert len(set(shown)) <= counts[0] <= len(shown)
+    refused = subprocess.run([sys.executable, "-m", "cardgen", "build", "alice", "--only", "shop", "--keep-small-colour",
+                              "--out", str(tmp_path / "rgb")], capture_output=True, text=True, timeout=600)
+    assert refused.returncode == 1 and "--keep-small-colour" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_fonts_stay_embedded(cmyk_pdf):
@@ -189,3 +336,13 @@ def test_colours_converted_once_through_the_profile():
     for _ in range(3):
         to_cmyk("#C81E28")
     assert rgb_to_cmyk.cache_info().misses == 1
+
+
+def test_thin_pattern_lines_follow_the_rule():
+    """A back's lattice (icons' pattern code) strokes 0.7 pt lines of its own: llll's is a maroon
+    on maroon, and prints in K only like every thin rule (kept with --keep-small-colour)."""
+    found = small_inks(_cmyk_file("llll", "en")[1])
+    assert [i for i in found if i[0] == "rule" and i[1] == 0.7]  # the lattice is read
+    assert _on_colour_plates(found) == []
+    kept = small_inks(_cmyk_file("llll", "en", keep_small_colour=True)[1])
+    assert _on_colour_plates([i for i in kept if i[0] == "rule" and i[1] == 0.7])

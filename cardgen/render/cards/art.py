@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 from ...errors import DataError, Problem
 from ...io import limits, paths
 from ...model import Game, Location
+from ..colour import SMALL_TEXT_PT, THIN_RULE_PT, is_cmyk_canvas, plate_colour
 
 FITS = ("contain", "cover", "stretch")
 # anchor -> (fraction of the free width to the left, fraction of the free height above)
@@ -474,6 +475,8 @@ def draw_drawing(c, drawing) -> None:
 
     from ...fonts import register_fonts
 
+    if is_cmyk_canvas(c):
+        drawing = _small_inks_on_plates(c, drawing)
     default_font = shapes.STATE_DEFAULTS["fontName"]
     shapes.STATE_DEFAULTS["fontName"] = register_fonts()[0]
     try:
@@ -482,11 +485,36 @@ def draw_drawing(c, drawing) -> None:
         shapes.STATE_DEFAULTS["fontName"] = default_font
 
 
+def _small_inks_on_plates(c, drawing):
+    """A copy of `drawing` whose text below 12 units and strokes thinner than 1 unit take the CMYK
+    file's plates for small text and thin rules (colour.plate_colour), as the face's own do. A copy:
+    the converted drawing is cached and also drawn on RGB canvases."""
+    import copy
+
+    from reportlab.graphics import shapes
+
+    drawing = copy.deepcopy(drawing)
+    nodes = [drawing]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, shapes.Group):
+            nodes.extend(node.contents)
+        elif isinstance(node, shapes.String):
+            size = float(getattr(node, "fontSize", SMALL_TEXT_PT))
+            node.fillColor = plate_colour(c, getattr(node, "fillColor", None), size)
+            if getattr(node, "textRenderMode", 0) in (1, 2):
+                node.strokeColor = plate_colour(c, getattr(node, "strokeColor", None), size)
+        elif getattr(node, "strokeColor", None) is not None:
+            width = float(getattr(node, "strokeWidth", 1) or 0)
+            node.strokeColor = plate_colour(c, node.strokeColor, width, THIN_RULE_PT)
+    return drawing
+
+
 def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
     if art.kind == "svg":
         stat = art.path.stat()
         draw_drawing(c, _svg(art.path, stat.st_mtime_ns, stat.st_size, src, at).drawing)
-    elif _is_cmyk(c):
+    elif is_cmyk_canvas(c):
         # A PDF/X-1a file (--preset dtc) holds DeviceCMYK only: the pixels go through the same profile as its colours.
         from reportlab.lib.utils import ImageReader
 
@@ -494,12 +522,6 @@ def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
     else:
         # By file name: ReportLab embeds a JPEG as it is and keeps a PNG's pixels (and alpha) lossless.
         c.drawImage(str(art.path), 0, 0, art.width, art.height, mask="auto")
-
-
-def _is_cmyk(c) -> bool:
-    from ..colour import to_cmyk
-
-    return getattr(c, "_enforceColorSpace", None) is to_cmyk
 
 
 def _cmyk_pixels(path: Path):

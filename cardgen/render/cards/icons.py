@@ -22,6 +22,7 @@ from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
 
 from ...memo import Memo
+from ..colour import THIN_RULE_PT, plate_colour
 
 IconFn = Callable[[Any, "Params"], None]
 
@@ -689,7 +690,7 @@ def _draw_pattern(c, name: str, x: float, y: float, w: float, h: float, p: Param
     clip.rect(x, y, w, h)
     c.clipPath(clip, stroke=0, fill=0)
     if name in ("lattice", "stripes"):
-        _stroke(c, p.colour, width)
+        _stroke(c, plate_colour(c, p.colour, width, THIN_RULE_PT), width)  # thin lines: K only in the CMYK file
         path = c.beginPath()
         n = int((w + h) / cell) + 2
         for k in range(-n, n + 1):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from reportlab.lib import colors
 
 from ...fonts import draw_string, register_fonts, string_width
+from ..colour import plate_colour
 from . import icons
 
 RED = colors.HexColor("#C8102E")
@@ -41,7 +42,7 @@ def draw_index(canvas, x: float, top: float, rank_label: str, suit: str | None, 
     """
     font = font or register_fonts()[0]
     canvas.saveState()
-    canvas.setFillColor(suit_colour(suit))
+    canvas.setFillColor(plate_colour(canvas, suit_colour(suit), size))  # the rank is text: K only when small in the CMYK file
     label = "JK" if rank_label in ("JK", "JOKER") else rank_label
     width = string_width(label, font, size, lang)  # set as every text of `lang` is (fonts.face_of)
     cap = size * 0.75

@@ -17,7 +17,9 @@ With `cmyk=True` (`--preset dtc`) the file is PDF/X-1a:2003 in DeviceCMYK:
   palette) from sRGB to CMYK through the shipped profile `assets/icc/cardgen-FOGRA39L-coated.icc`
   (made from Fogra's FOGRA39 characterisation data, zlib licence: see its LICENSE), relative
   colorimetric; neutral greys and black become K only (crisp small text, no rich-black
-  registration fringes).  A colour with alpha is flattened over white (X-1a has no transparency).
+  registration fringes), and so does every text below 12 pt and rule below 1 pt, coloured
+  or not (a grey as light as its colour; `keep_small_colour` keeps the coloured ones' plates).
+  A colour with alpha is flattened over white (X-1a has no transparency).
 - The catalogue's OutputIntents names FOGRA39 (the ICC registry's "Coated FOGRA39") with
   that profile embedded as DestOutputProfile; the Info dictionary carries
   GTS_PDFXVersion (PDF/X-1a:2003) and Trapped False; fonts stay embedded (IPAex TrueType).
@@ -33,7 +35,7 @@ from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFInfo, PDFName, 
 from reportlab.pdfgen.canvas import Canvas
 
 from ...fonts import GOTHIC, register_fonts
-from ..colour import ICC_PROFILE, to_cmyk
+from ..colour import ICC_PROFILE, keep_small_colour_on, to_cmyk
 from .sheet import FaceForms, binary_streams, new_canvas, shared_back
 
 SHOP_BLEED_MM = 3.175
@@ -93,14 +95,18 @@ def printshop_pdf(
     corner_index: bool = False,
     cmyk: bool = False,
     back_first: bool = False,
+    keep_small_colour: bool = False,
 ) -> bytes:
     """Return the PDF bytes: for every card its front page, then its back page (the back first
-    with `back_first`; PDF/X-1a CMYK with `cmyk`)."""
+    with `back_first`; PDF/X-1a CMYK with `cmyk`, where text below 12 pt and rules below 1 pt
+    print in K only, the coloured ones too unless `keep_small_colour`: see colour.plate_colour)."""
     w, h = card_size
     page = (w + 2 * bleed, h + 2 * bleed)
     buffer = io.BytesIO()
     title = f"{game.title.get(lang)} — print-shop file"
     c = _cmyk_canvas(buffer, page, title + " (CMYK)") if cmyk else new_canvas(buffer, page, title)
+    if cmyk and keep_small_colour:
+        keep_small_colour_on(c)
     # Boxes persist for every following page in ReportLab; all pages share them.
     c.setTrimBox((bleed * mm, bleed * mm, (bleed + w) * mm, (bleed + h) * mm))
     c.setBleedBox((0, 0, page[0] * mm, page[1] * mm))
