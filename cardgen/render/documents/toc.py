@@ -48,16 +48,11 @@ class _TocLine(Flowable):
         self.height = h
         return aw, h
 
-    def draw(self):
-        canv = self.canv
+    def draw_finished(self, canv) -> None:
+        """The line's text, its page number and the dotted leader to it (the page now known)."""
         self.block.drawOn(canv, 0, 0)
         last = self.block._lines[-1] if self.block._lines else None
         x_end = self.style.left + (last.width if last else 0) + 4
-        canv.draw_later(lambda c: self._leader(c, x_end))
-        canv.linkRect("", self.key, (0, 0, self.width, self.height), relative=1, thickness=0)
-
-    def _leader(self, canv, x_end: float) -> None:
-        """The dotted leader and the page number, drawn when the heading's page is known."""
         st, lang = self.style, self.block.lang
         page = str(self.pages[self.key])
         y = (st.leading - st.size) / 2 + st.size * 0.12
@@ -118,10 +113,7 @@ class Contents(Flowable):
         return [_Stack(first), _Stack(parts)] if parts else [_Stack(first)]
 
     def draw(self):
-        y = self.height
-        for part in self._parts:
-            y -= part.style.space_before + part.height
-            part.drawOn(self.canv, 0, y)
+        _draw_lines(self.canv, self._parts, self.height)
 
 
 class _Stack(Flowable):
@@ -135,11 +127,27 @@ class _Stack(Flowable):
         return aw, self.height
 
     def draw(self):
-        y = self.height
-        for part in self.parts:
-            y -= part.style.space_before + part.height
-            part.drawOn(self.canv, 0, y)
+        _draw_lines(self.canv, self.parts, self.height)
 
+
+def _draw_lines(canv, parts: list[_TocLine], height: float) -> None:
+    """Contents lines from the top: each a link to its heading now, and all their text, page
+    numbers and leaders in one late form (one form per page of contents, not one per line)."""
+    placed = []
+    y = height
+    for part in parts:
+        y -= part.style.space_before + part.height
+        canv.linkRect("", part.key, (0, y, part.width, y + part.height), relative=1, thickness=0)
+        placed.append((part, y))
+
+    def finish(c) -> None:
+        for part, at in placed:
+            c.saveState()
+            c.translate(0, at)
+            part.draw_finished(c)
+            c.restoreState()
+
+    canv.draw_later(finish)
 
 
 def _walk(flowables: Iterable[Flowable]) -> Iterator[Flowable]:
