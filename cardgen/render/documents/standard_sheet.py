@@ -156,6 +156,24 @@ def Lines(text: str, lang: str, style: TStyle, bullet: str = "") -> TextBlock:
     return TextBlock([(text, False)], lang, style, bullet=bullet or None)
 
 
+def _suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> None:
+    """`draw_suit` placed from a form XObject drawn once per suit and size on this canvas: a
+    mapping table and its chips draw the same few suits hundreds of times (their curves were a
+    fifth of a rulebook's appendix)."""
+    forms = canvas.__dict__.setdefault("_cardgen_suit_forms", {})
+    key = (suit, round(size, 4))
+    name = forms.get(key)
+    if name is None:
+        name = forms[key] = f"CardgenSuit{len(forms) + 1}"
+        canvas.beginForm(name, -size, -size, size, size)
+        draw_suit(canvas, suit, 0, 0, size)
+        canvas.endForm()
+    canvas.saveState()
+    canvas.translate(cx, cy)
+    canvas.doForm(name)
+    canvas.restoreState()
+
+
 _GLYPH_SUITS = {"♠": "spades", "♤": "spades", "♥": "hearts", "♡": "hearts",
                 "♦": "diamonds", "♢": "diamonds", "♣": "clubs", "♧": "clubs"}
 
@@ -163,7 +181,7 @@ _GLYPH_SUITS = {"♠": "spades", "♤": "spades", "♥": "hearts", "♡": "heart
 def _draw_suit_glyph(canvas, ch: str, x: float, baseline: float, size: float) -> None:
     """A suit character as a vector suit in its advance width (a paragraph's `draw_glyph`)."""
     advance = pdfmetrics.stringWidth(ch, register_fonts()[0], size)
-    draw_suit(canvas, _GLYPH_SUITS[ch], x + advance / 2, baseline + size * 0.36, size * 0.8)
+    _suit(canvas, _GLYPH_SUITS[ch], x + advance / 2, baseline + size * 0.36, size * 0.8)
 
 
 class CardChips(Flowable):
@@ -236,7 +254,7 @@ class CardChips(Flowable):
         start = (suit_width(s) + s) if self.lead else 0
         base = self.height - line + (line - s) / 2 + s * 0.12
         if self.lead:
-            draw_suit(c, self.lead, suit_width(s) / 2, base + s * 0.36, s * 1.0)
+            _suit(c, self.lead, suit_width(s) / 2, base + s * 0.36, s * 1.0)
         for r, row in enumerate(self._rows):
             x = start
             y = base - r * line
@@ -245,7 +263,7 @@ class CardChips(Flowable):
                 if len({suit_colour(x) for x in suits}) > 1:
                     colour = BLACK
                 if std.is_joker:
-                    draw_suit(c, std.suit, x + suit_width(s) / 2, y + s * 0.36, s * 0.95)
+                    _suit(c, std.suit, x + suit_width(s) / 2, y + s * 0.36, s * 0.95)
                     c.setFillColor(colour)
                     c.setFont(self.font, s * 0.85)
                     draw_string(c, x + suit_width(s) + 2, y, label, self.lang)
@@ -256,7 +274,7 @@ class CardChips(Flowable):
                     if not self.lead:
                         sx = x + self._rank_width(label) + 1.5
                         for suit in suits:
-                            draw_suit(c, suit, sx + suit_width(s * 0.9) / 2, y + s * 0.36, s * 0.9)
+                            _suit(c, suit, sx + suit_width(s * 0.9) / 2, y + s * 0.36, s * 0.9)
                             sx += suit_width(s * 0.9) + 0.8
                 if extra:
                     c.setFillColor(GREY)
@@ -291,7 +309,7 @@ class SuitLine(Flowable):
             c.setFillColor(BLACK)
             text = f"{name} → "
             draw_string(c, x, y, text, self.lang)
-            draw_suit(c, suit, x + string_width(text, self.font, s, self.lang) + suit_width(s) / 2, y + s * 0.36, s)
+            _suit(c, suit, x + string_width(text, self.font, s, self.lang) + suit_width(s) / 2, y + s * 0.36, s)
 
 
 # --- content ----------------------------------------------------------------------------------
