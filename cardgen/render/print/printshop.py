@@ -33,6 +33,7 @@ from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFInfo, PDFName, 
 from reportlab.pdfgen.canvas import Canvas
 
 from ...fonts import GOTHIC, register_fonts
+from ...langs import pdf_lang
 from ..colour import ICC_PROFILE, to_cmyk
 from .sheet import FaceForms, binary_streams, new_canvas, shared_back
 
@@ -51,11 +52,12 @@ class _PdfxInfo(PDFInfo):
         return text[:-2] + extra[2:]  # splice the key into ReportLab's "<< ... >>"
 
 
-def _cmyk_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str) -> Canvas:
+def _cmyk_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str, lang: str) -> Canvas:
     """A canvas that draws in DeviceCMYK only and writes a PDF/X-1a output intent."""
     register_fonts()
     c = Canvas(buffer, pagesize=(pagesize_mm[0] * mm, pagesize_mm[1] * mm), invariant=1, pageCompression=1,
-               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12, enforceColorSpace=to_cmyk)
+               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12, enforceColorSpace=to_cmyk,
+               lang=pdf_lang(lang))
     c.setTitle(title)
     c.setAuthor("cardgen")
     c.setCreator("cardgen")
@@ -100,7 +102,7 @@ def printshop_pdf(
     page = (w + 2 * bleed, h + 2 * bleed)
     buffer = io.BytesIO()
     title = f"{game.title.get(lang)} — print-shop file"
-    c = _cmyk_canvas(buffer, page, title + " (CMYK)") if cmyk else new_canvas(buffer, page, title)
+    c = _cmyk_canvas(buffer, page, title + " (CMYK)", lang) if cmyk else new_canvas(buffer, page, title, lang)
     # Boxes persist for every following page in ReportLab; all pages share them.
     c.setTrimBox((bleed * mm, bleed * mm, (bleed + w) * mm, (bleed + h) * mm))
     c.setBleedBox((0, 0, page[0] * mm, page[1] * mm))
