@@ -193,6 +193,18 @@ def test_missing_file_draws_a_placeholder_and_check_warns(art_game):
     assert code == 1 and "FAIL art:" in output
 
 
+@pytest.mark.parametrize("lang, words, font", [("en", "missing: art/nope.png", "LiberationSans"),
+                                               ("ja", "画像がありません：art/nope.png", "IPAexGothic")])
+def test_the_placeholder_names_the_missing_file_in_the_cards_language_and_faces(art_game, lang, words, font):
+    cards = art_game / "cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("art/blue.jpg", "art/nope.png"), encoding="utf-8")
+    textpage = pdfium.PdfDocument(shop(art_game, lang))[4].get_textpage()  # A03's front
+    text = textpage.get_text_range()
+    assert words in text, text
+    start = text.index(words)
+    assert {_font_of(textpage, i) for i in range(start, start + len(words)) if not text[i].isspace()} == {font}
+
+
 def test_low_resolution_art_warns(art_game):
     Image.new("RGB", (200, 100), RED).save(art_game / "art" / "halves.png")
     code, output = _check(art_game)

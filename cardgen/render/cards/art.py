@@ -408,12 +408,12 @@ def placement(fit: str, anchor: str, image_w: float, image_h: float, x: float, y
     return x + (w - dw) * fx, y + (h - dh) * (1 - fy), dw, dh
 
 
-def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit: str = "contain",
+def draw(c, game: Game, src: str, lang: str, x: float, y: float, w: float, h: float, *, fit: str = "contain",
          anchor: str = "center", radius: float = 0.0, at: Location | None = None,
          note: tuple[str, str, str] | None = None, placed_at: Location | None = None) -> None:
     """Draw image `src` of `game` into the box (x, y, w, h) in points, clipped to the box (rounded by
-    `radius` points). `note` = (card id, side, box name) reports a missing file or low resolution
-    to ART_NOTES while `check` collects them."""
+    `radius` points); a missing file's placeholder speaks the card's `lang`. `note` = (card id, side,
+    box name) reports a missing file or low resolution to ART_NOTES while `check` collects them."""
     src = src.strip()
     if not src:
         return
@@ -422,7 +422,7 @@ def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit
     if art is None:
         if notes is not None and note is not None:
             notes.append(ArtNote(*note, src, "missing", 0.0, at))
-        draw_placeholder(c, src, x, y, w, h)
+        draw_placeholder(c, game, src, lang, x, y, w, h)
         return
     if art.unsupported and notes is not None and note is not None:
         notes.append(ArtNote(*note, src, "svg-unsupported", 0.0, at, "; ".join(art.unsupported)))
@@ -515,9 +515,11 @@ def _cmyk_pixels(path: Path):
     return ImageCms.applyTransform(paper, cmyk_transform())
 
 
-def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> None:
-    """A grey box with a cross and `label` (the missing file's name): visible on a proof, obvious in print."""
-    from ...fonts import register_fonts
+def draw_placeholder(c, game: Game, label: str, lang: str, x: float, y: float, w: float, h: float) -> None:
+    """A grey box with a cross and the words "missing: `label`" (the missing file's name) in the
+    card's language and its faces (fonts.face_of): visible on a proof, obvious in print."""
+    from ... import words
+    from ...fonts import GOTHIC, draw_string, register_fonts, string_width
 
     c.saveState()
     c.setFillColorRGB(0.85, 0.85, 0.85)
@@ -526,17 +528,17 @@ def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> N
     c.rect(x, y, w, h, stroke=1, fill=1)
     c.line(x, y, x + w, y + h)
     c.line(x, y + h, x + w, y)
-    gothic, _ = register_fonts()
+    register_fonts()
     size = max(4.0, min(8.0, h / 4))
-    text = f"missing: {label}"
-    while len(text) > 8 and c.stringWidth(text, gothic, size) > w - 4:
+    text = words.word("art.missing", lang, game, file=label)
+    while len(text) > 8 and string_width(text, GOTHIC, size, lang) > w - 4:
         text = text[:-2] + "…"
-    label_w = c.stringWidth(text, gothic, size) + 2
+    label_w = string_width(text, GOTHIC, size, lang) + 2
     c.setFillColorRGB(1, 1, 1)  # a white strip under the name, so the cross does not strike it through
     c.rect(x + (w - label_w) / 2, y + h / 2 - size * 0.6, label_w, size * 1.2, stroke=0, fill=1)
     c.setFillColorRGB(0.1, 0.1, 0.1)
-    c.setFont(gothic, size)
-    c.drawCentredString(x + w / 2, y + h / 2 - size / 3, text)
+    c.setFont(GOTHIC, size)
+    draw_string(c, x + w / 2, y + h / 2 - size / 3, text, lang, "centre")
     c.restoreState()
 
 
