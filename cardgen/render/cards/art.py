@@ -302,8 +302,8 @@ def _bad_svg(src: str, at: Location | None, why: str) -> DataError:
 
 def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
     """A ReportLab Drawing of an SVG file given as bytes (svglib), refusing what could reach outside
-    it. It is an icon's, drawn in text of any language: its own text is set in IPAex, whose Latin
-    glyphs serve every language."""
+    it. Only icons ask for it, and an icon is drawn without a language: its own text stays in IPAex,
+    which has Latin glyphs too (an icon in Latin-script text is not given Liberation)."""
     return _render_svg(_parse_svg(data, src, at), path, src, at, None)
 
 
