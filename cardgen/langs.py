@@ -45,6 +45,17 @@ def is_cjk(lang: str) -> bool:
     return lang.split("-")[0] in CJK
 
 
+# A PDF catalog's /Lang tells screen readers, text extraction and search which language the text
+# is in. Japanese carries its region (ja-JP), as the rulebooks always have; any other language its
+# code, which may name a region already (pt-BR).
+_PDF_TAGS = {"ja": "ja-JP"}
+
+
+def pdf_lang(lang: str) -> str:
+    """The language tag every cardgen PDF in `lang` carries as its catalog's /Lang."""
+    return _PDF_TAGS.get(lang, lang)
+
+
 def suffix(lang: str, languages: tuple[str, ...]) -> str:
     """What a language-dependent output file name carries: nothing for the game's first (default)
     language, so today's names stay; `-<lang>` for the others (`llll-cards-a4-en.pdf`)."""

@@ -45,7 +45,7 @@ WORDS_FILE = "common/words.yaml"
 # also has `cardgen report` (the report group and the policies' labels, asked for by its report.yaml)
 # and `cardgen sweep` (the sweep group, asked for by game.yaml's `engine:`). Every group ships in
 # each of `SUPPORTED`.
-BUILD_GROUPS = ("common", "preview", "rulebook", "sheet", "checklist", "calibration", "tuckbox", "standard", "playtest", "tts")
+BUILD_GROUPS = ("common", "preview", "rulebook", "art", "sheet", "checklist", "calibration", "tuckbox", "standard", "playtest", "tts")
 REPORT_GROUPS = ("report",)
 SWEEP_GROUPS = ("sweep",)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

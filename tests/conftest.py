@@ -78,3 +78,12 @@ def rulebook_texts(tmp_path_factory, rulebooks) -> dict[tuple[str, str], list[st
 
     return shared_across_workers(tmp_path_factory, "rulebook-texts", lambda: {
         key: [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages] for key, data in rulebooks.items()})
+
+
+def catalog_lang(pdf: bytes | str | Path) -> str | None:
+    """The /Lang of a PDF's catalog as pypdf reads it back (None when the file sets none)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf)
+    lang = reader.trailer["/Root"].get("/Lang")
+    return None if lang is None else str(lang)

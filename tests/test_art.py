@@ -115,6 +115,35 @@ def test_svg_stays_vector_with_its_text(art_game):
     assert near(pixel(page_image(pdf, green_front), 18, 16), (16, 160, 64))  # contain: x 16.5..46.5
 
 
+TEXTS_SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100">
+  <text x="5" y="20" font-family="Arial" font-size="14">Treasure</text>
+  <text x="5" y="40" font-family="Times New Roman" font-size="14">Café <tspan>Noir</tspan></text>
+  <text x="5" y="60" font-family="Arial" font-size="14">金貨</text>
+  <text x="5" y="80" font-family="Arial" font-size="14">Gold <tspan font-family="serif">金</tspan></text>
+</svg>""".encode()
+
+
+@pytest.mark.parametrize("lang, faces", [
+    ("ja", {"Treasure": {"IPAexGothic"}, "CaféNoir": {"IPAexMincho"}, "金貨": {"IPAexGothic"}, "Gold金": {"IPAexGothic", "IPAexMincho"}}),
+    # an element whose every character the Latin face has is set in it (Sans or Serif by its family);
+    # one with a character only IPAex has stays in IPAex, its serif <tspan> in IPAex Mincho, not Liberation
+    ("en", {"Treasure": {"LiberationSans"}, "CaféNoir": {"LiberationSerif"}, "金貨": {"IPAexGothic"}, "Gold金": {"IPAexGothic", "IPAexMincho"}}),
+])
+def test_svg_text_is_set_per_element_in_the_cards_language(art_game, lang, faces):
+    _use(art_game, "texts.svg", TEXTS_SVG)
+    shop(art_game, "ja" if lang == "en" else "en")  # the other language first: the SVG cache must not serve it
+    textpage = pdfium.PdfDocument(shop(art_game, lang))[8].get_textpage()  # A05's front
+    chars = [(textpage.get_text_range(i, 1), _font_of(textpage, i)) for i in range(textpage.count_chars())]
+    found = {}
+    for text in faces:
+        joined = "".join(ch for ch, _font in chars)
+        start = joined.index(text[0] + text[1])
+        run = [(ch, font) for ch, font in chars[start:] if not ch.isspace()][:len(text)]
+        assert "".join(ch for ch, _font in run) == text
+        found[text] = {font for _ch, font in run}
+    assert found == faces
+
+
 def _font_of(textpage, index: int) -> str:
     """The name of the font PDFium says character `index` is drawn with (subset prefix dropped)."""
     buffer = ctypes.create_string_buffer(256)
@@ -191,6 +220,18 @@ def test_missing_file_draws_a_placeholder_and_check_warns(art_game):
     assert warning.startswith("  warn art: ") and "cards.yaml:" in warning and "A03 and 1 other" in warning
     code, output = _check(art_game, "--strict")
     assert code == 1 and "FAIL art:" in output
+
+
+@pytest.mark.parametrize("lang, words, font", [("en", "missing: art/nope.png", "LiberationSans"),
+                                               ("ja", "画像がありません：art/nope.png", "IPAexGothic")])
+def test_the_placeholder_names_the_missing_file_in_the_cards_language_and_faces(art_game, lang, words, font):
+    cards = art_game / "cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("art/blue.jpg", "art/nope.png"), encoding="utf-8")
+    textpage = pdfium.PdfDocument(shop(art_game, lang))[4].get_textpage()  # A03's front
+    text = textpage.get_text_range()
+    assert words in text, text
+    start = text.index(words)
+    assert {_font_of(textpage, i) for i in range(start, start + len(words)) if not text[i].isspace()} == {font}
 
 
 def test_low_resolution_art_warns(art_game):

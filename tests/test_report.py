@@ -19,7 +19,7 @@ from cardgen.analysis.balance import run_report
 from cardgen.render.documents.report import (DEFAULT_GAMES, MAX_GAMES, ReportRun, build_balance_report, games_needed, games_of,
                                              report_runs)
 
-from .conftest import BUNDLED
+from .conftest import BUNDLED, catalog_lang
 
 
 def page_texts(pdf: bytes) -> list[str]:
@@ -88,6 +88,12 @@ def test_chart_labels_are_text_in_the_reports_language(lang, words):
     text = squash("".join(page_texts(report_of("llll", lang))))
     for word in words:
         assert squash(word) in text, word
+
+
+@pytest.mark.parametrize("lang, tag", [("ja", "ja-JP"), ("en", "en")])
+def test_a_report_names_its_language_once_its_charts_are_placed(lang, tag):
+    """The charts are laid on the pages by pypdf, which rewrites the file: its catalog keeps /Lang."""
+    assert catalog_lang(report_of("llll", lang)) == tag
 
 
 @pytest.mark.parametrize("game_id", BUNDLED)

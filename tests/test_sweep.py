@@ -169,6 +169,7 @@ def test_cli_sweep_table_target_and_report(tmp_path):
     assert all(p["target"] == (p["seat_gap"] < 0.2 and p["draw_rate"] <= 0.1) for p in table["points"])
     pdf = out / "ohanatsumi" / "ohanatsumi-sweep.pdf"
     reader = pypdf.PdfReader(pdf)
+    assert reader.trailer["/Root"]["/Lang"] == "ja-JP"
     assert len(reader.pages) == 2                   # the charts of seat_gap and draw_rate (the target's metrics), the table
     pages = [page.extract_text() for page in reader.pages]
     # the charts, the target and the parameters are in words (sweep.m_seat_gap, m_draw, the game's
@@ -205,6 +206,7 @@ def test_sweep_report_in_english_on_letter_names_every_metric_in_words(tmp_path)
     charted = ["strategy_lightest_win_rate", "ending_quests_exhausted_rate"]
     reader = pypdf.PdfReader(io.BytesIO(build_sweep_report(game, result, "en", charted, paper="letter")))
     assert [round(float(v)) for v in reader.pages[0].mediabox[2:]] == [612, 792]
+    assert reader.trailer["/Root"]["/Lang"] == "en"
     text = "".join(page.extract_text() for page in reader.pages)
     assert labels[charted[0]] in text and labels[charted[1]] in text and "Every point (95 % intervals)" in text
     assert "lightest quest first" in text and "seats rotate every game" in text

@@ -144,8 +144,9 @@ def resolve(game: Game, src: str, at: Location | None) -> Path:
     return path
 
 
-def load(game: Game, src: str, at: Location | None) -> Art | None:
-    """The image `src` names, validated; None when the file does not exist (drawn as a placeholder)."""
+def load(game: Game, src: str, at: Location | None, lang: str) -> Art | None:
+    """The image `src` names, validated, for a card in `lang`; None when the file does not exist
+    (drawn as a placeholder)."""
     path = resolve(game, src, at)
     try:
         stat = path.stat()
@@ -153,31 +154,32 @@ def load(game: Game, src: str, at: Location | None) -> Art | None:
         return None
     if not path.is_file():
         return None
-    return _load(path, stat.st_mtime_ns, stat.st_size, src, at)
+    # only an SVG depends on the language (the faces of its text); a raster image is read once for all
+    return _load(path, stat.st_mtime_ns, stat.st_size, src, at, lang if path.suffix.lower() == ".svg" else None)
 
 
 @lru_cache(maxsize=256)
-def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -> Art:
+def _load(path: Path, mtime_ns: int, size: int, src: str, at: Location | None, lang: str | None) -> Art:
     # an SVG is drawing instructions, far smaller than pixels: it gets the limit of any text file of the game
     most = limits.MAX_FILE_BYTES if path.suffix.lower() == ".svg" else limits.MAX_ART_BYTES
     if size > most:
         raise _error(at, f"image '{src}' is {size / 1e6:.1f} MB; use at most {most / 1024 / 1024:g} MB")
     if path.suffix.lower() == ".svg":
-        drawing, unsupported, segments = _svg(path, mtime_ns, size, src, at)
+        drawing, unsupported, segments = _svg(path, mtime_ns, size, src, at, lang)
         return Art(path, "svg", float(drawing.width), float(drawing.height), unsupported, segments)
     return Art(path, "raster", *_raster_size(path.read_bytes(), RASTER_SUFFIXES[path.suffix.lower()], src, at))
 
 
 @lru_cache(maxsize=64)
-def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None) -> SvgArt:
-    """An SVG file's drawing and what it leaves out, converted once per version of the file
-    (drawing it does not change it)."""
+def _svg(path: Path, mtime_ns: int, size: int, src: str, at: Location | None, lang: str | None) -> SvgArt:
+    """An SVG file's drawing and what it leaves out, converted once per version of the file and
+    language of its text (drawing it does not change it)."""
     with path.open("rb") as f:
         data = f.read(limits.MAX_FILE_BYTES + 1)
     if len(data) > limits.MAX_FILE_BYTES:
         raise _error(at, f"image '{src}' is larger than {limits.MAX_FILE_BYTES / 1024 / 1024:g} MB")
     root = _parse_svg(data, src, at)
-    return SvgArt(_render_svg(root, path, src, at), svg_unsupported(root), svg_segments(root))
+    return SvgArt(_render_svg(root, path, src, at, lang), svg_unsupported(root), svg_segments(root))
 
 
 def _raster_size(data: bytes, expected: str, src: str, at: Location | None) -> tuple[int, int]:
@@ -225,23 +227,53 @@ def _css_problem(css: str) -> str | None:
 
 
 @lru_cache(maxsize=1)
-def _font_map():
-    """svglib's font lookup with every family mapped to the bundled IPAex fonts (Japanese and Latin glyphs):
-    its own lookup would open a file named after the SVG's font-family or ask fontconfig, both outside
-    the game folder, and print Japanese text with Helvetica (no glyphs)."""
+def _svg_text_classes():
+    """svglib's font lookup and shape converter, made to choose the faces of each SVG <text> from
+    what it says (built on first use: svglib is imported only when an SVG is drawn).
+
+    Every family maps to the bundled fonts: svglib's own lookup would open a file named after the
+    SVG's font-family or ask fontconfig, both outside the game folder, and print Japanese with
+    Helvetica (no glyphs). A serif family is set in Mincho's role, any other in Gothic's; in a
+    Latin-script language a text element whose every character the Latin face of its role has
+    (fonts.face_of) is set in that face (Liberation Serif or Sans), any other in IPAex, which has
+    Latin glyphs too: svglib sets one font per element, so a Latin face would blank its Japanese.
+    svglib asks the font map for a family, weight and style, never the text, so the converter
+    tells the map each element's text before svglib converts it (`convertText`, its public
+    per-element method, is the one place every <text> and its <tspan>s are set)."""
     from svglib.fonts import FontMap
+    from svglib.svglib import Svg2RlgShapeConverter, iter_text_node
 
-    from ...fonts import register_fonts
+    from ...fonts import face_of, latin_face, register_fonts
 
-    gothic, mincho = register_fonts()
+    class TextFonts(FontMap):
+        def __init__(self, lang: str | None):
+            super().__init__()
+            self.lang = lang
+            self.text = ""  # the characters of the <text> element being converted
 
-    class BundledFonts(FontMap):
         def find_font(self, font_name: str, weight: str = "normal", style: str = "normal") -> tuple[str, bool]:
+            gothic, mincho = register_fonts()
             name = font_name.lower()
             serif = ("serif" in name and "sans" not in name) or "mincho" in name or "明朝" in name or "times" in name
-            return (mincho if serif else gothic), False
+            japanese = mincho if serif else gothic
+            latin = latin_face(japanese, self.lang) if self.lang else None
+            if latin is not None and all(face_of(ch, japanese, self.lang) == latin for ch in self.text if not ch.isspace()):
+                return latin, False
+            return japanese, False
 
-    return BundledFonts()
+    class TextConverter(Svg2RlgShapeConverter):
+        def __init__(self, path: str, attr_converter, fonts: TextFonts):
+            super().__init__(path, attr_converter)
+            self.fonts = fonts
+
+        def convertText(self, node):
+            self.fonts.text = "".join(text for _node, text, _tail in iter_text_node(node, self.preserve_space) if text)
+            try:
+                return super().convertText(node)
+            finally:
+                self.fonts.text = ""
+
+    return TextFonts, TextConverter
 
 
 def _check_uses(root, bad) -> None:
@@ -270,8 +302,10 @@ def _bad_svg(src: str, at: Location | None, why: str) -> DataError:
 
 
 def svg_drawing(data: bytes, path: Path, src: str, at: Location | None):
-    """A ReportLab Drawing of an SVG file given as bytes (svglib), refusing what could reach outside it."""
-    return _render_svg(_parse_svg(data, src, at), path, src, at)
+    """A ReportLab Drawing of an SVG file given as bytes (svglib), refusing what could reach outside
+    it. Only icons ask for it, and an icon is drawn without a language: its own text stays in IPAex,
+    which has Latin glyphs too (an icon in Latin-script text is not given Liberation)."""
+    return _render_svg(_parse_svg(data, src, at), path, src, at, None)
 
 
 def _parse_svg(data: bytes, src: str, at: Location | None):
@@ -314,14 +348,19 @@ def _parse_svg(data: bytes, src: str, at: Location | None):
     return root
 
 
-def _render_svg(root, path: Path, src: str, at: Location | None):
+def _render_svg(root, path: Path, src: str, at: Location | None, lang: str | None):
+    """The drawing of a parsed SVG, its text set for a card in `lang` (None: IPAex for every text)."""
     from svglib.svglib import SvgRenderer
 
     def bad(why: str) -> DataError:
         return _bad_svg(src, at, why)
 
+    text_fonts, text_converter = _svg_text_classes()
+    fonts = text_fonts(lang)
     try:
-        drawing = SvgRenderer(str(path), external_reference_root=str(path.parent), font_map=_font_map()).render(root)
+        renderer = SvgRenderer(str(path), external_reference_root=str(path.parent), font_map=fonts)
+        renderer.shape_converter = text_converter(str(path), renderer.attrConverter, fonts)
+        drawing = renderer.render(root)
     except Exception as exc:  # svglib raises assorted errors for SVG it cannot convert
         raise bad(f"it cannot be converted ({type(exc).__name__}: {exc})") from None
     width, height = float(getattr(drawing, "width", 0) or 0), float(getattr(drawing, "height", 0) or 0)
@@ -409,21 +448,21 @@ def placement(fit: str, anchor: str, image_w: float, image_h: float, x: float, y
     return x + (w - dw) * fx, y + (h - dh) * (1 - fy), dw, dh
 
 
-def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit: str = "contain",
+def draw(c, game: Game, src: str, lang: str, x: float, y: float, w: float, h: float, *, fit: str = "contain",
          anchor: str = "center", radius: float = 0.0, at: Location | None = None,
          note: tuple[str, str, str] | None = None, placed_at: Location | None = None) -> None:
     """Draw image `src` of `game` into the box (x, y, w, h) in points, clipped to the box (rounded by
-    `radius` points). `note` = (card id, side, box name) reports a missing file or low resolution
-    to ART_NOTES while `check` collects them."""
+    `radius` points); a missing file's placeholder speaks the card's `lang`. `note` = (card id, side,
+    box name) reports a missing file or low resolution to ART_NOTES while `check` collects them."""
     src = src.strip()
     if not src:
         return
-    art = load(game, src, at)
+    art = load(game, src, at, lang)
     notes = ART_NOTES.get()
     if art is None:
         if notes is not None and note is not None:
             notes.append(ArtNote(*note, src, "missing", 0.0, at))
-        draw_placeholder(c, src, x, y, w, h)
+        draw_placeholder(c, game, src, lang, x, y, w, h)
         return
     if art.unsupported and notes is not None and note is not None:
         notes.append(ArtNote(*note, src, "svg-unsupported", 0.0, at, "; ".join(art.unsupported)))
@@ -443,23 +482,24 @@ def draw(c, game: Game, src: str, x: float, y: float, w: float, h: float, *, fit
     c.clipPath(clip, stroke=0, fill=0)
     c.translate(dx, dy)
     c.scale(dw / art.width, dh / art.height)
-    _place(c, art, src, at)
+    _place(c, art, src, at, lang)
     c.restoreState()
 
 
-def _place(c, art: Art, src: str, at: Location | None) -> None:
-    """Draw `art` in its own units at the origin: once per file as a form XObject, then by reference."""
+def _place(c, art: Art, src: str, at: Location | None, lang: str) -> None:
+    """Draw `art` in its own units at the origin: once per file (and language of an SVG's text) as a
+    form XObject, then by reference."""
     if not (hasattr(c, "beginForm") and hasattr(c, "doForm")):
-        _draw_art(c, art, src, at)
+        _draw_art(c, art, src, at, lang)
         return
     forms = c.__dict__.setdefault("_cardgen_art_forms", {})
     stat = art.path.stat()
-    key = (str(art.path), stat.st_mtime_ns, stat.st_size)
+    key = (str(art.path), stat.st_mtime_ns, stat.st_size, lang if art.kind == "svg" else None)
     name = forms.get(key)
     if name is None:
         name = f"CardgenArt{len(forms) + 1}"
         c.beginForm(name, 0, 0, art.width, art.height)
-        _draw_art(c, art, src, at)
+        _draw_art(c, art, src, at, lang)
         c.endForm()
         forms[key] = name
     c.doForm(name)
@@ -470,7 +510,7 @@ def draw_drawing(c, drawing) -> None:
 
     renderPDF starts every drawing by setting its default font, Helvetica, which put an unembedded
     Helvetica into every PDF holding SVG art or icons although no text used it; it starts from the
-    bundled Gothic instead (SVG text itself is already set in the bundled fonts, see svg_drawing)."""
+    bundled Gothic instead (SVG text itself is already set in the bundled fonts, see _svg_text_classes)."""
     from reportlab.graphics import renderPDF, shapes
 
     from ...fonts import register_fonts
@@ -510,10 +550,10 @@ def _small_inks_on_plates(c, drawing):
     return drawing
 
 
-def _draw_art(c, art: Art, src: str, at: Location | None) -> None:
+def _draw_art(c, art: Art, src: str, at: Location | None, lang: str) -> None:
     if art.kind == "svg":
         stat = art.path.stat()
-        draw_drawing(c, _svg(art.path, stat.st_mtime_ns, stat.st_size, src, at).drawing)
+        draw_drawing(c, _svg(art.path, stat.st_mtime_ns, stat.st_size, src, at, lang).drawing)
     elif is_cmyk_canvas(c):
         # A PDF/X-1a file (--preset dtc) holds DeviceCMYK only: the pixels go through the same profile as its colours.
         from reportlab.lib.utils import ImageReader
@@ -537,9 +577,11 @@ def _cmyk_pixels(path: Path):
     return ImageCms.applyTransform(paper, cmyk_transform())
 
 
-def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> None:
-    """A grey box with a cross and `label` (the missing file's name): visible on a proof, obvious in print."""
-    from ...fonts import register_fonts
+def draw_placeholder(c, game: Game, label: str, lang: str, x: float, y: float, w: float, h: float) -> None:
+    """A grey box with a cross and the words "missing: `label`" (the missing file's name) in the
+    card's language and its faces (fonts.face_of): visible on a proof, obvious in print."""
+    from ... import words
+    from ...fonts import GOTHIC, draw_string, register_fonts, string_width
 
     c.saveState()
     c.setFillColorRGB(0.85, 0.85, 0.85)
@@ -548,17 +590,17 @@ def draw_placeholder(c, label: str, x: float, y: float, w: float, h: float) -> N
     c.rect(x, y, w, h, stroke=1, fill=1)
     c.line(x, y, x + w, y + h)
     c.line(x, y + h, x + w, y)
-    gothic, _ = register_fonts()
+    register_fonts()
     size = max(4.0, min(8.0, h / 4))
-    text = f"missing: {label}"
-    while len(text) > 8 and c.stringWidth(text, gothic, size) > w - 4:
+    text = words.word("art.missing", lang, game, file=label)
+    while len(text) > 8 and string_width(text, GOTHIC, size, lang) > w - 4:
         text = text[:-2] + "…"
-    label_w = c.stringWidth(text, gothic, size) + 2
+    label_w = string_width(text, GOTHIC, size, lang) + 2
     c.setFillColorRGB(1, 1, 1)  # a white strip under the name, so the cross does not strike it through
     c.rect(x + (w - label_w) / 2, y + h / 2 - size * 0.6, label_w, size * 1.2, stroke=0, fill=1)
     c.setFillColorRGB(0.1, 0.1, 0.1)
-    c.setFont(gothic, size)
-    c.drawCentredString(x + w / 2, y + h / 2 - size / 3, text)
+    c.setFont(GOTHIC, size)
+    draw_string(c, x + w / 2, y + h / 2 - size / 3, text, lang, "centre")
     c.restoreState()
 
 

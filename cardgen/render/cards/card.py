@@ -749,7 +749,7 @@ def _draw_image(c, layout, box, ctx, lang, x, y, w, h, scale, face: Face) -> Non
     # A src taken from a card field is the card's mistake: report it at its cards.yaml line.
     from_card = any(isinstance(v, str) and v.strip() == src for v in face.card.fields.values())
     at = (face.card.location if from_card else None) or box.location
-    art.draw(c, game, src, x, y, w, h, fit=str(box.value("fit", ctx, lang) or "contain"),
+    art.draw(c, game, src, lang, x, y, w, h, fit=str(box.value("fit", ctx, lang) or "contain"),
              anchor=str(box.value("anchor", ctx, lang) or "center"),
              radius=float(box.value("radius", ctx, lang) or 0) * scale * mm, at=at,
              note=(face.card.id, face.side, box.name), placed_at=box.location)

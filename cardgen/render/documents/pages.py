@@ -51,7 +51,7 @@ class PageWriter:
         """A writer on an A4 or Letter canvas set up like every other cardgen PDF (see sheet.new_canvas);
         `subject` (the document properties' subject) is for what belongs in the file but not on paper."""
         size = PAPERS[paper]
-        canvas = new_canvas(buffer, size, f"{game.title.get(lang)} — {document_title}")
+        canvas = new_canvas(buffer, size, f"{game.title.get(lang)} — {document_title}", lang)
         if subject:
             canvas.setSubject(subject)
         writer = cls(canvas, game, lang, document_title, page_w=size[0] * mm, page_h=size[1] * mm, paper=paper)

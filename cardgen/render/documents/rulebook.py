@@ -43,6 +43,7 @@ from ...files import write_atomic
 from ...fonts import register_fonts, string_width
 from ...io import paths, sandbox
 from ...io.reader import display_path, read_text
+from ...langs import pdf_lang
 from ...model import Game, Location
 from ...text import mark_icons
 from ..cards.icons import inline_known
@@ -282,7 +283,7 @@ def build_rulebook(game: Game, lang: str, paper: str | None = None) -> bytes:
         leftMargin=page["margin_inner"] * mm, rightMargin=page["margin_outer"] * mm,
         topMargin=page["margin_top"] * mm, bottomMargin=page["margin_bottom"] * mm,
         title=title, author="cardgen", creator="cardgen", subject=game.title.get("en"),
-        lang="ja-JP" if lang == "ja" else lang,
+        lang=pdf_lang(lang),
     )
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body",
                   leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)

@@ -27,7 +27,7 @@ from reportlab.platypus import Flowable, SimpleDocTemplate, Spacer, Table
 from ... import words
 from ...files import write_atomic
 from ...fonts import draw_string, register_fonts, string_width
-from ...langs import suffix as lang_suffix
+from ...langs import pdf_lang, suffix as lang_suffix
 from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_mapping, id_range, require_mapping
 from ...model import Game, Text
 from ..cards.icons import suit_width
@@ -537,7 +537,7 @@ def build_standard_sheet(game: Game, lang: str, paper: str = "a4") -> bytes:
         buffer, pagesize=pagesize, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + 4 * mm,
         title=title, author="cardgen", subject=f"{game.id} standard-deck mapping", creator="cardgen", invariant=1,
         initialFontName=gothic, initialFontSize=9, initialLeading=12,  # never a non-embedded standard font
-        lang=lang,
+        lang=pdf_lang(lang),
     )
 
     def footer(canvas, document) -> None:

@@ -35,6 +35,7 @@ from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFInfo, PDFName, 
 from reportlab.pdfgen.canvas import Canvas
 
 from ...fonts import GOTHIC, register_fonts
+from ...langs import pdf_lang
 from ..colour import ICC_PROFILE, keep_small_colour_on, to_cmyk
 from .sheet import FaceForms, binary_streams, new_canvas, shared_back
 
@@ -53,11 +54,12 @@ class _PdfxInfo(PDFInfo):
         return text[:-2] + extra[2:]  # splice the key into ReportLab's "<< ... >>"
 
 
-def _cmyk_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str) -> Canvas:
+def _cmyk_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str, lang: str) -> Canvas:
     """A canvas that draws in DeviceCMYK only and writes a PDF/X-1a output intent."""
     register_fonts()
     c = Canvas(buffer, pagesize=(pagesize_mm[0] * mm, pagesize_mm[1] * mm), invariant=1, pageCompression=1,
-               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12, enforceColorSpace=to_cmyk)
+               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12, enforceColorSpace=to_cmyk,
+               lang=pdf_lang(lang))
     c.setTitle(title)
     c.setAuthor("cardgen")
     c.setCreator("cardgen")
@@ -104,7 +106,7 @@ def printshop_pdf(
     page = (w + 2 * bleed, h + 2 * bleed)
     buffer = io.BytesIO()
     title = f"{game.title.get(lang)} — print-shop file"
-    c = _cmyk_canvas(buffer, page, title + " (CMYK)") if cmyk else new_canvas(buffer, page, title)
+    c = _cmyk_canvas(buffer, page, title + " (CMYK)", lang) if cmyk else new_canvas(buffer, page, title, lang)
     if cmyk and keep_small_colour:
         keep_small_colour_on(c)
     # Boxes persist for every following page in ReportLab; all pages share them.

@@ -62,6 +62,7 @@ from reportlab.pdfgen.canvas import Canvas
 from ... import printed, words
 from ...errors import CardgenError
 from ...fonts import GOTHIC, draw_string, register_fonts, string_width
+from ...langs import pdf_lang
 from ...text import break_lines
 
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -467,13 +468,13 @@ def binary_streams(fn):
     return wrapper
 
 
-def new_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str) -> Canvas:
-    """A canvas whose output depends only on what is drawn (fixed dates and ids)."""
+def new_canvas(buffer: io.BytesIO, pagesize_mm: tuple[float, float], title: str, lang: str) -> Canvas:
+    """A canvas whose output depends only on what is drawn (fixed dates and ids), its text in `lang`."""
     register_fonts()
     # The initial font is the embedded Gothic: ReportLab's default (Helvetica) would put a
     # non-embedded font on every page.
     c = Canvas(buffer, pagesize=(pagesize_mm[0] * mm, pagesize_mm[1] * mm), invariant=1, pageCompression=1,
-               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12)
+               initialFontName=GOTHIC, initialFontSize=10, initialLeading=12, lang=pdf_lang(lang))
     c.setTitle(title)
     c.setAuthor("cardgen")
     c.setCreator("cardgen")
@@ -965,7 +966,7 @@ def sheets_pdf(
         duplex = "none"
     buffer = io.BytesIO()
     paper = PAPER_NAMES[layout.paper]
-    c = new_canvas(buffer, (layout.page_w, layout.page_h), f"{game.heading(lang)} — {paper}")
+    c = new_canvas(buffer, (layout.page_w, layout.page_h), f"{game.heading(lang)} — {paper}", lang)
     forms = FaceForms(c, game, layout.face_size, layout.face_bleed, lang, overflows, corner_index, ink_saver)
     sheets = plan_sheets(layout, len(pairs), duplex, offset)
     # cards on their side: fronts' tops to the left; after a long-edge flip that edge is on the
@@ -1165,7 +1166,7 @@ def calibration_pdf(layout: SheetLayout, duplex: str, offset: tuple[float, float
 
     W, H = layout.page_w, layout.page_h
     buffer = io.BytesIO()
-    c = new_canvas(buffer, (W, H), t("title"))
+    c = new_canvas(buffer, (W, H), t("title"), lang)
     # front
     steps = [t(f"step{i}", edge=t(duplex)) for i in range(1, 5)]
     _cal_text_block(c, layout, lang, t("title"), steps + [t("now", x=_num(offset[0]), y=_num(offset[1]))])

@@ -363,7 +363,7 @@ def tuckbox_pdf(game: Game, card_size: tuple[float, float], paper: str = "a4", l
     font = (look.font if look and look.font else None) or MINCHO
     boxes = tuckbox_geometry(card_size, len(deck), paper, thickness, clearance)
     buffer = io.BytesIO()
-    c = new_canvas(buffer, boxes[0].page, f"{title} — {words.word('tuckbox.name', lang, game)}")
+    c = new_canvas(buffer, boxes[0].page, f"{title} — {words.word('tuckbox.name', lang, game)}", lang)
     for number, box in enumerate(boxes, start=1):
         c.setPageSize((box.page[0] * mm, box.page[1] * mm))
         p = box.panels
