@@ -237,7 +237,7 @@ def test_plate_colour_on_each_canvas():
     assert k_grey(ink).black == k.black  # one formula for neutral and coloured
     assert k_grey("#C0392B").black == pytest.approx(1 - (0.299 * 0xC0 + 0.587 * 0x39 + 0.114 * 0x2B) / 255, abs=1e-4)
     assert k_grey(HexColor("#C0392B", hasAlpha=False)).black > k_grey(HexColor("#C0392B80", hasAlpha=True)).black  # over white
-    c = _cmyk_canvas(io.BytesIO(), POKER, "t")
+    c = _cmyk_canvas(io.BytesIO(), POKER, "t", "en")
     assert plate_colour(c, red, 8) == k_grey(red)
     assert plate_colour(c, red, 0.5, THIN_RULE_PT) == k_grey(red)
     assert plate_colour(c, red, 12) is red and plate_colour(c, red, 1, THIN_RULE_PT) is red
@@ -265,7 +265,7 @@ def test_svg_art_follows_the_rule():
     <text x="10" y="80" font-size="20" fill="#22aa22">Big</text></svg>"""
     drawing = svg_drawing(svg, Path("art.svg"), "art.svg", None)
     buffer = io.BytesIO()
-    c = _cmyk_canvas(buffer, POKER, "t")
+    c = _cmyk_canvas(buffer, POKER, "t", "en")
     draw_drawing(c, drawing)
     c.showPage()
     c.save()
