@@ -35,7 +35,7 @@ def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str,
             c.setFillColorRGB(*colours["muted"])
             draw_string(c, w / 2, page["footer_offset"] * mm, footer_fmt.format(page=number, total=doc.page), lang, "centre")
 
-        canv.draw_later(folio)
+        canv.draw_on_page_later(folio)
 
     return decorate
 
@@ -51,6 +51,7 @@ class _Canvas(Canvas):
         kwargs["initialFontSize"] = 9
         super().__init__(*args, **kwargs)
         self._later: list[tuple[str, Callable[[Canvas], None]]] = []
+        self._on_pages: list[tuple[int, Callable[[Canvas], None]]] = []
 
     def draw_later(self, draw: Callable[[Canvas], None]) -> None:
         """Place a form here, in the current graphics state, whose content `draw` makes at the end."""
@@ -58,12 +59,28 @@ class _Canvas(Canvas):
         self.doForm(name)
         self._later.append((name, draw))
 
+    def draw_on_page_later(self, draw: Callable[[Canvas], None]) -> None:
+        """Have `draw` draw on this page, untransformed (a page decoration: the folio), at the end:
+        its operators go at the end of the page's own content, not into a form of its own (a form
+        per page cost more than the folio itself)."""
+        self._on_pages.append((self.getPageNumber(), draw))
+
     def draw_what_was_left(self) -> None:
         for name, draw in self._later:
             self.beginForm(name)
             draw(self)
             self.endForm()
         self._later = []
+        pages = self._doc.Pages.pages
+        for number, draw in self._on_pages:
+            page_code, self._code = self._code, []
+            self.init_graphics_state()  # nothing is assumed of the state the page's content left
+            draw(self)
+            # the page's content is balanced (q ... Q): its end is the page's own untransformed
+            # space; the text state (spacing, scaling) is set, as q/Q keep it but do not reset it
+            pages[number - 1].stream += "q 0 Tc 0 Tw 100 Tz 0 Ts 0 Tr\n" + "\n".join(self._code) + "\nQ\n"
+            self._code = page_code
+        self._on_pages = []
 
 
 class OnePassDocTemplate(BaseDocTemplate):
