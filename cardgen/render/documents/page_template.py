@@ -43,8 +43,9 @@ def _page_decorator(header: str, footer_fmt: str, style: dict, fonts: tuple[str,
 class _Canvas(Canvas):
     """A document's canvas: its initial font is an embedded one (never the non-embedded
     Helvetica), and what depends on the finished document (the page total, the page a heading
-    falls on) is placed now as a form XObject (`draw_later`) and drawn into that form when the
-    last page is done (`draw_what_was_left`), so a document is laid out in one pass."""
+    falls on) is drawn when the last page is done (`draw_what_was_left`), so a document is laid
+    out in one pass: into a form XObject placed where it goes (`draw_later`: a page of the
+    contents), or at the end of its page's content (`draw_on_page_later`: the folio)."""
 
     def __init__(self, *args, **kwargs):
         kwargs["initialFontName"] = register_fonts()[0]
