@@ -106,7 +106,8 @@ def test_a_numbered_lists_last_item_does_not_start_a_page_alone(rulebook_texts, 
     pages = rulebook_texts[game_id, lang] if paper is None else _pages(build_rulebook(load_game(game_id), lang, paper))
     for number, text in enumerate(pages[1:], 2):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
-        first = re.match(r"(\d+)\. ", lines[1]) if len(lines) > 1 else None  # lines[0]: the running head
+        # lines[0]: the running head; a list item reads "3. Text", a heading "3.  Setup" or "3.　準備"
+        first = re.match(r"(\d+)\. (?=\S)", lines[1]) if len(lines) > 1 else None
         if first and int(first.group(1)) > 1:
             follower = f"{int(first.group(1)) + 1}. "
             assert any(line.startswith(follower) for line in lines[2:]), (number, lines[:3])
