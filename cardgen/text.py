@@ -108,19 +108,14 @@ def text_width(text: str, font_name: str, size: float, lang: str) -> float:
 # --- Japanese ----------------------------------------------------------------------------------
 
 @lru_cache(maxsize=1)
-def _parser():
+def _budoux_tables() -> tuple[float, tuple[dict[str, int], ...]]:
+    """BudouX's default Japanese model: its parser's base score and its 13 feature tables, in the
+    order UW1..UW6, BW1..BW3, TW1..TW4."""
     import budoux
 
-    return budoux.load_default_japanese_parser()
-
-
-@lru_cache(maxsize=1)
-def _budoux_tables() -> tuple[float, tuple[dict[str, int], ...]]:
-    """BudouX's default Japanese model: its base score and its 13 feature tables, in the order
-    UW1..UW6, BW1..BW3, TW1..TW4."""
-    model = _parser().model
+    parser = budoux.load_default_japanese_parser()
     names = ("UW1", "UW2", "UW3", "UW4", "UW5", "UW6", "BW1", "BW2", "BW3", "TW1", "TW2", "TW3", "TW4")
-    return _parser()._base_score, tuple(model.get(name, {}) for name in names)
+    return parser._base_score, tuple(parser.model.get(name, {}) for name in names)
 
 
 _PAD = "\0\0\0"  # no feature of the model holds NUL: a feature reaching past the text scores 0
@@ -325,9 +320,8 @@ class _JaCosts:
     def _weigh(self, i: int) -> float | None:
         text, kinds = self.text, self.kinds
         before, after = text[i - 1], text[i]
-        # kinsoku (as kinsoku_ok), and a group of numbers has a digit on one side of each of its boundaries
-        if (after in NO_LINE_START or before in NO_LINE_END or (before in INSEPARABLE and after in INSEPARABLE)
-                or ((before.isdigit() or after.isdigit()) and in_number_group(text, i))):
+        # (a group of numbers has a digit on one side of each of its boundaries)
+        if not kinsoku_ok(text, i) or ((before.isdigit() or after.isdigit()) and in_number_group(text, i)):
             return None
         if _is_latin_word_char(before) and _is_latin_word_char(after):
             return None
@@ -454,12 +448,15 @@ def hyphen_points(word: str, lang: str = "en") -> tuple[tuple[int, bool], ...]:
     return tuple(points)
 
 
+# CJK, kana and full-width forms (not an inline icon: that breaks as a word)
+_has_cjk = re.compile("[\u2e80-\uffef]").search
+
+
 def _is_cjk(ch: str) -> bool:
-    return "\u2e80" <= ch <= "\uffef"  # CJK, kana, full-width forms (not an inline icon: that is a word)
+    return _has_cjk(ch) is not None
 
 
 _WORD = re.compile(r"[^ \t]+")
-_has_cjk = re.compile("[\u2e80-\uffef]").search  # as _is_cjk
 
 
 def _latin_words(text: str) -> list[tuple[int, int]]:
