@@ -87,8 +87,8 @@ class _Canvas(Canvas):
 class OnePassDocTemplate(BaseDocTemplate):
     """A document template built in one pass on a `_Canvas`, its late forms drawn before saving."""
 
-    def build(self, flowables, filename=None, canvasmaker=_Canvas):  # type: ignore[override]
-        self._doSave = 0  # BaseDocTemplate saves at the end of build; the late forms come first
-        super().build(flowables, filename, canvasmaker)
+    def build(self, flowables) -> None:  # type: ignore[override]
+        self._doSave = 0  # BaseDocTemplate saves at the end of build; what was left to draw comes first
+        super().build(flowables, canvasmaker=_Canvas)  # the one canvas that can draw late
         self.canv.draw_what_was_left()
         self.canv.save()

@@ -1,6 +1,6 @@
 """The table of contents and the PDF outline, in one pass: the contents lists the story's headings
-as it is laid out, and each line's leader and page number is a late form (see `page_template`)
-drawn when every heading has its page."""
+before they are laid out, and each of its pages is one late form (see `page_template`), its lines'
+text, leaders and page numbers drawn when every heading has its page."""
 
 from __future__ import annotations
 
@@ -166,12 +166,12 @@ def _in_contents(flowable: Flowable) -> bool:
 class _DocTemplate(OnePassDocTemplate):
     """A document with contents and an outline: a heading is bookmarked where it is placed."""
 
-    def build(self, flowables, filename=None, canvasmaker=None):  # type: ignore[override]
+    def build(self, flowables) -> None:  # type: ignore[override]
         headings = [(f.level, f.toc_text, f.key) for f in _walk(flowables) if _in_contents(f)]
         self.heading_pages: dict[str, int] = {}
         for contents in (f for f in flowables if isinstance(f, Contents)):
             contents.entries, contents.pages = headings, self.heading_pages
-        super().build(flowables, filename, **({"canvasmaker": canvasmaker} if canvasmaker else {}))
+        super().build(flowables)
 
     def afterFlowable(self, flowable: Flowable) -> None:
         if _in_contents(flowable):
