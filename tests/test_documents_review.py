@@ -104,6 +104,13 @@ def test_a_table_breaks_with_rows_kept_under_the_heading():
 def test_a_numbered_lists_last_item_does_not_start_a_page_alone(rulebook_texts, game_id, lang, paper):
     """A page that starts inside a numbered list also holds the item after its first one."""
     pages = rulebook_texts[game_id, lang] if paper is None else _pages(build_rulebook(load_game(game_id), lang, paper))
+    _items_starting_pages(pages)
+
+
+def _items_starting_pages(pages: list[str]) -> list[int]:
+    """The number of the list item each page after the first starts with (when one does), each
+    checked to share its page with the item after it: a list's last item never starts a page alone."""
+    found = []
     for number, text in enumerate(pages[1:], 2):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         # lines[0]: the running head; a list item reads "3. Text", a heading "3.  Setup" or "3.　準備"
@@ -111,3 +118,22 @@ def test_a_numbered_lists_last_item_does_not_start_a_page_alone(rulebook_texts, 
         if first and int(first.group(1)) > 1:
             follower = f"{int(first.group(1)) + 1}. "
             assert any(line.startswith(follower) for line in lines[2:]), (number, lines[:3])
+            found.append(int(first.group(1)))
+    return found
+
+
+def test_a_long_lists_page_break_never_leaves_its_last_item_alone(tmp_path):
+    """The bundled books have no page that starts inside a list, so a game whose rules end with a
+    list of 25 to 64 items is built at each length: the break falls at every item in turn, among
+    them just before the last, where the item before it goes over with it."""
+    from cardgen.scaffold import new_game
+
+    folder = tmp_path / "lists"
+    new_game(folder)
+    rules = (folder / "rules.en.md").read_text(encoding="utf-8")
+    starts: list[tuple[int, int]] = []  # (list length, item a page starts with)
+    for length in range(25, 65):
+        items = "\n".join(f"{n}. Draw a card, then pass one card to the left." for n in range(1, length + 1))
+        (folder / "rules.en.md").write_text(f"{rules}\n\n## Every step\n\n{items}\n", encoding="utf-8")
+        starts += [(length, item) for item in _items_starting_pages(_pages(build_rulebook(load_game(folder), "en")))]
+    assert any(item == length - 1 for length, item in starts), starts  # the last two went over together
