@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
 SIDES = ("cardgen.engine", "cardgen.render")
 # Inside render: colour conversion below all; a face (cards) knows nothing of paper (print) or
 # documents; print arranges faces; documents compose pages and may place faces.
-RENDER: dict[str, int] = {"cardgen.render": 0, "cardgen.render.colour": 0, "cardgen.render.cards": 1,
+RENDER: dict[str, int] = {"cardgen.render": 0, "cardgen.render.colour": 0, "cardgen.render.forms": 0, "cardgen.render.cards": 1,
                           "cardgen.render.print": 2, "cardgen.render.documents": 3}
 # The model is plain data: it imports nothing of cardgen.
 IMPORTS_NOTHING = ("cardgen.model",)

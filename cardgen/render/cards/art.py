@@ -45,6 +45,7 @@ from ...errors import DataError, Problem
 from ...io import limits, paths
 from ...model import Game, Location
 from ..colour import SMALL_TEXT_PT, THIN_RULE_PT, is_cmyk_canvas, plate_colour
+from ..forms import form_once
 
 FITS = ("contain", "cover", "stretch")
 # anchor -> (fraction of the free width to the left, fraction of the free height above)
@@ -492,17 +493,9 @@ def _place(c, art: Art, src: str, at: Location | None, lang: str) -> None:
     if not (hasattr(c, "beginForm") and hasattr(c, "doForm")):
         _draw_art(c, art, src, at, lang)
         return
-    forms = c.__dict__.setdefault("_cardgen_art_forms", {})
     stat = art.path.stat()
     key = (str(art.path), stat.st_mtime_ns, stat.st_size, lang if art.kind == "svg" else None)
-    name = forms.get(key)
-    if name is None:
-        name = f"CardgenArt{len(forms) + 1}"
-        c.beginForm(name, 0, 0, art.width, art.height)
-        _draw_art(c, art, src, at, lang)
-        c.endForm()
-        forms[key] = name
-    c.doForm(name)
+    c.doForm(form_once(c, "art", key, "CardgenArt", (0, 0, art.width, art.height), lambda: _draw_art(c, art, src, at, lang)))
 
 
 def draw_drawing(c, drawing) -> None:

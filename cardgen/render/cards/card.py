@@ -23,6 +23,7 @@ from ...model import Card, Game, Location, Text
 from ...text import ICON_EM, UnknownIcon, fit_text, mark_icons, runs, unmark_icons
 from ... import words
 from ..colour import THIN_RULE_PT, plate_colour
+from ..forms import form_once
 from . import art, icons
 from ...sizes import CardSizeError, size_mm
 from .layout import Box, LayoutError, Layout, get_layout, resolve_colour
@@ -126,15 +127,10 @@ def draw_face(canvas, game: Game, face: Face, x_mm: float, y_mm: float, width_mm
         if face.side == "back" and not own and hasattr(c, "beginForm"):
             # A shared back is the same on every card: draw it once per file as a form XObject
             # and place that form on every back (small files, fast builds).
-            forms = c.__dict__.setdefault("_cardgen_forms", {})
             key = (id(layout), back_group(game, face.card), lang, round(width_mm, 4), round(height_mm, 4), round(bleed_mm, 4))
-            name = forms.get(key)
-            if name is None:
-                name = f"CardgenBack{len(forms) + 1}"
-                c.beginForm(name, 0, 0, (width_mm + 2 * bleed_mm) * mm, (height_mm + 2 * bleed_mm) * mm)
-                _draw_boxes(c, game, layout, boxes, face, bleed_mm, bleed_mm, width_mm, height_mm, bleed_mm, lang, overflows)
-                c.endForm()
-                forms[key] = name
+            name = form_once(c, "back", key, "CardgenBack", (0, 0, (width_mm + 2 * bleed_mm) * mm, (height_mm + 2 * bleed_mm) * mm),
+                             lambda: _draw_boxes(c, game, layout, boxes, face, bleed_mm, bleed_mm, width_mm, height_mm, bleed_mm,
+                                                 lang, overflows))
             c.translate((x_mm - bleed_mm) * mm, (y_mm - bleed_mm) * mm)
             c.doForm(name)
         else:

@@ -23,6 +23,7 @@ from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
 
 from ...memo import Memo
 from ..colour import THIN_RULE_PT, plate_colour
+from ..forms import form_once
 
 IconFn = Callable[[Any, "Params"], None]
 
@@ -670,16 +671,8 @@ def _icon_form(c, name: str, fn: IconFn, p: Params) -> str | None:
     """On a ReportLab canvas, draw each icon (per colours) once per file as a form XObject."""
     if not (hasattr(c, "beginForm") and hasattr(c, "doForm")):
         return None
-    forms = c.__dict__.setdefault("_cardgen_icon_forms", {})
     key = (name, getattr(fn, "source", None)) + tuple(str(p.raw.get(k)) for k in _DRAWING_KEYS)
-    form = forms.get(key)
-    if form is None:
-        form = f"CardgenIcon{len(forms) + 1}"
-        c.beginForm(form, -40, -40, 140, 140)
-        fn(c, p)
-        c.endForm()
-        forms[key] = form
-    return form
+    return form_once(c, "icon", key, "CardgenIcon", (-40, -40, 140, 140), lambda: fn(c, p))
 
 
 def _draw_pattern(c, name: str, x: float, y: float, w: float, h: float, p: Params) -> None:
@@ -742,20 +735,15 @@ def _tiled_rows(c, x, y, w, h, dx, dy, extent, key, draw_motif, shift, margin) -
                 draw_motif()
                 c.restoreState()
         return
-    forms = c.__dict__.setdefault("_cardgen_pattern_forms", {})
-    row_key = ("row", cols, dx) + key
-    row = forms.get(row_key)
-    if row is None:
-        row = f"CardgenRow{len(forms) + 1}"
-        pad = extent * 2 + 2
-        c.beginForm(row, -pad, -pad, cols * dx + pad, pad)
+    def draw_row() -> None:
         for i in range(cols):
             c.saveState()
             c.translate(i * dx, 0)
             draw_motif()
             c.restoreState()
-        c.endForm()
-        forms[row_key] = row
+
+    pad = extent * 2 + 2
+    row = form_once(c, "pattern", ("row", cols, dx) + key, "CardgenRow", (-pad, -pad, cols * dx + pad, pad), draw_row)
     for j in range(rows):
         c.saveState()
         c.translate(x - margin + (shift if j % 2 else 0), y - margin + j * dy)

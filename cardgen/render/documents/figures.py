@@ -21,6 +21,7 @@ from ...model import Card, Game
 from ...text import break_lines
 from ..cards.card import Face, back_group, card_size_mm, draw_face
 from ..cards.layout import get_layout
+from ..forms import form_once
 
 
 _ITEM_TYPES = ("zone", "card", "slot", "deck", "row", "chips", "text", "arrow")
@@ -312,18 +313,11 @@ def _face_form(canv, game: Game, face: Face, lang: str) -> str:
     """The name of a form XObject holding `face` at its real size, drawn once per canvas by the card
     renderer (a figure shows the same face many times: decks, rows)."""
     game = game.holding(face.card)  # at its deck's size
-    forms = canv.__dict__.setdefault("_cardgen_figure_faces", {})
     own = face.side == "front" or face.own_back
     key = (game.file_stem, face.side, face.card.id if own else back_group(game, face.card), lang)
-    name = forms.get(key)
-    if name is None:
-        w_mm, h_mm = card_size_mm(game)
-        name = f"CardgenFig{'Back' if face.side == 'back' else 'Front'}{len(forms) + 1}"
-        canv.beginForm(name, 0, 0, w_mm * mm, h_mm * mm)
-        draw_face(canv, game, face, 0, 0, w_mm, h_mm, 0, lang)
-        canv.endForm()
-        forms[key] = name
-    return name
+    w_mm, h_mm = card_size_mm(game)
+    return form_once(canv, "figure", key, f"CardgenFig{'Back' if face.side == 'back' else 'Front'}", (0, 0, w_mm * mm, h_mm * mm),
+                     lambda: draw_face(canv, game, face, 0, 0, w_mm, h_mm, 0, lang))
 
 
 def place_face(canv, game: Game, face: Face, lang: str, x: float, y: float, width: float, rotate: bool = False,

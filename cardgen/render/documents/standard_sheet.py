@@ -32,6 +32,7 @@ from ...mapping import SUITS, MappingEntry, MappingReport, StandardCard, has_map
 from ...model import Game, Text
 from ..cards.icons import suit_width
 from ..cards.index import BLACK, GREY, RED, draw_suit, suit_colour
+from ..forms import form_once
 from .paragraph import TextBlock, TStyle
 from .table import KEEP_ROWS, text_table
 
@@ -160,14 +161,8 @@ def _suit(canvas, suit: str | None, cx: float, cy: float, size: float) -> None:
     """`draw_suit` placed from a form XObject drawn once per suit and size on this canvas: a
     mapping table and its chips draw the same few suits hundreds of times (their curves were a
     fifth of a rulebook's appendix)."""
-    forms = canvas.__dict__.setdefault("_cardgen_suit_forms", {})
-    key = (suit, round(size, 4))
-    name = forms.get(key)
-    if name is None:
-        name = forms[key] = f"CardgenSuit{len(forms) + 1}"
-        canvas.beginForm(name, -size, -size, size, size)
-        draw_suit(canvas, suit, 0, 0, size)
-        canvas.endForm()
+    name = form_once(canvas, "suit", (suit, round(size, 4)), "CardgenSuit", (-size, -size, size, size),
+                     lambda: draw_suit(canvas, suit, 0, 0, size))
     canvas.saveState()
     canvas.translate(cx, cy)
     canvas.doForm(name)
