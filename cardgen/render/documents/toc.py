@@ -36,10 +36,13 @@ class _TocMark(Flowable):
 
 
 
-class _TocLine(Flowable):
+class _TocLine:
+    """One line of the contents: measured like a flowable as the contents is laid out, drawn by
+    the contents' late form (`draw_finished`), never placed by platypus itself."""
+
     def __init__(self, block: TextBlock, key: str, level: int, style: TStyle, pages: dict[str, int]) -> None:
-        super().__init__()
         self.block, self.key, self.level, self.style, self.pages = block, key, level, style, pages
+        self.width = self.height = 0.0
 
     def wrap(self, aw, ah):
         self.width = aw
